@@ -1,0 +1,31 @@
+#pragma once
+// Single-producer single-consumer mailbox between two logical processes, double-buffered by
+// round parity: during round r the producer appends to buffer r%2 while the consumer drains
+// buffer (r-1)%2, filled in the previous round. The window barrier between rounds is the only
+// synchronisation, so pushing and draining need no locks and no atomics.
+#include <cstdint>
+#include <vector>
+
+namespace fabricsim::core {
+
+template <class E>
+class alignas(64) Mailbox {
+ public:
+  void push(std::uint64_t round, const E& e) { buf_[round & 1].push_back(e); }
+
+  // Hands every event sent during round `round - 1` to `f`, then empties that buffer (its
+  // capacity is kept, so a steady state allocates nothing).
+  template <class F>
+  std::size_t drain(std::uint64_t round, F&& f) {
+    std::vector<E>& b = buf_[(round + 1) & 1];
+    for (const E& e : b) f(e);
+    const std::size_t n = b.size();
+    b.clear();
+    return n;
+  }
+
+ private:
+  std::vector<E> buf_[2];
+};
+
+}  // namespace fabricsim::core

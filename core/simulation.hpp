@@ -1,0 +1,310 @@
+#pragma once
+// The conservative parallel kernel. Nodes are partitioned into logical processes (LPs); each LP
+// owns an event list and its nodes' state. Rounds (windows): T = earliest pending event over
+// all LPs; every LP drains its inbound mailboxes and processes its events with time < T + L in
+// parallel, L being the lookahead (the smallest delay of a channel between two LPs); then the
+// next round. An event for another LP is never earlier than now + L, which the kernel checks,
+// so no LP can receive an event below the edge it has already passed.
+//
+// A Model provides `using Payload = ...;` (trivially copyable) and
+// `void handle(Context<Model>&, const Event<Payload>&)`. Its state is indexed by node, and the
+// handler touches only the state of the event's node: that is what makes a run bit-identical
+// for every partition and thread count.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/event.hpp"
+#include "core/event_queue.hpp"
+#include "core/mailbox.hpp"
+#include "core/rng.hpp"
+#include "core/stats.hpp"
+#include "core/workers.hpp"
+
+namespace fabricsim::core {
+
+struct SimConfig {
+  std::uint32_t nodes = 0;
+  std::vector<LpId> lp_of_node;  // empty: every node on LP 0 (the sequential reference mode)
+  unsigned threads = 1;
+  std::uint64_t seed = 1;
+  Time end = kTimeMax;        // events at or after `end` are not processed
+  Time any_to_any_delay = 0;  // > 0: every node may send to every other one at least this late
+  bool trace_hash = false;    // keep a hash of every node's processed-event sequence
+};
+
+template <class Model>
+class Simulation;
+
+// What a handler sees: the clock, its node, its node's random stream, and event scheduling.
+template <class Model>
+class Context {
+ public:
+  using Payload = typename Model::Payload;
+
+  Time now() const { return now_; }
+  NodeId node() const { return node_; }
+  LpId lp() const { return lp_; }
+  Rng& rng() { return sim_.rng_[node_]; }
+
+  // An event for this node, `delay` from now.
+  void schedule(Time delay, EventKind kind, const Payload& payload = {}) {
+    sim_.emit(*this, node_, delay, kind, payload);
+  }
+  // An event for node `dst`, `delay` from now; dst may live on another LP.
+  void send(NodeId dst, Time delay, EventKind kind, const Payload& payload = {}) {
+    sim_.emit(*this, dst, delay, kind, payload);
+  }
+
+ private:
+  friend class Simulation<Model>;
+  Context(Simulation<Model>& sim, LpId lp) : sim_(sim), lp_(lp) {}
+  Simulation<Model>& sim_;
+  LpId lp_;
+  Time now_ = 0;
+  NodeId node_ = 0;
+};
+
+template <class Model>
+class Simulation {
+ public:
+  using Payload = typename Model::Payload;
+  using E = Event<Payload>;
+  static_assert(std::is_trivially_copyable_v<Payload>, "event payloads are plain data");
+
+  Simulation(Model& model, SimConfig cfg)
+      : model_(model), cfg_(std::move(cfg)), workers_(cfg_.threads) {
+    if (cfg_.nodes == 0) throw ConfigError("simulation needs at least one node");
+    if (cfg_.lp_of_node.empty()) cfg_.lp_of_node.assign(cfg_.nodes, 0);
+    if (cfg_.lp_of_node.size() != cfg_.nodes) {
+      throw ConfigError("partition covers " + std::to_string(cfg_.lp_of_node.size()) +
+                        " nodes, the simulation has " + std::to_string(cfg_.nodes));
+    }
+    LpId lps = 0;
+    for (LpId lp : cfg_.lp_of_node) lps = std::max(lps, lp + 1);
+    lps_.resize(lps);
+    for (LpId i = 0; i < lps; ++i) {
+      lps_[i].id = i;
+      lps_[i].outbox_of.assign(lps, -1);
+    }
+    for (NodeId n = 0; n < cfg_.nodes; ++n) ++lps_[cfg_.lp_of_node[n]].nodes;
+    for (const Lp& lp : lps_) {
+      if (lp.nodes == 0) throw ConfigError("LP " + std::to_string(lp.id) + " has no node");
+    }
+    linked_.assign(static_cast<std::size_t>(lps) * lps, 0);
+    rng_.reserve(cfg_.nodes);
+    for (NodeId n = 0; n < cfg_.nodes; ++n) rng_.emplace_back(cfg_.seed, n);
+    seq_.assign(cfg_.nodes, 0);
+    if (cfg_.trace_hash) node_hash_.assign(cfg_.nodes, 0);
+    if (cfg_.any_to_any_delay > 0) {
+      min_channel_ = cfg_.any_to_any_delay;
+      if (lps > 1) lookahead_ = cfg_.any_to_any_delay;
+      std::fill(linked_.begin(), linked_.end(), 1);
+    }
+  }
+
+  // Declares that events between nodes a and b (either way) are never closer than min_delay:
+  // typically a link's propagation delay.
+  void add_channel(NodeId a, NodeId b, Time min_delay) {
+    check_node(a, "add_channel");
+    check_node(b, "add_channel");
+    if (min_delay <= 0) {
+      throw ConfigError("channel " + std::to_string(a) + "<->" + std::to_string(b) +
+                        " needs a positive minimum delay");
+    }
+    min_channel_ = std::min(min_channel_, min_delay);
+    const LpId la = cfg_.lp_of_node[a], lb = cfg_.lp_of_node[b];
+    if (la == lb) return;
+    lookahead_ = std::min(lookahead_, min_delay);
+    linked_[la * lps_.size() + lb] = linked_[lb * lps_.size() + la] = 1;
+  }
+
+  // An event present before the run starts, as if node `node` had scheduled it for itself.
+  void schedule_initial(NodeId node, Time at, EventKind kind, const Payload& payload = {}) {
+    check_node(node, "schedule_initial");
+    if (at < 0) throw ConfigError("initial event at negative time");
+    lps_[cfg_.lp_of_node[node]].queue.push(E{at, node, node, seq_[node]++, kind, payload});
+  }
+
+  Rng& rng(NodeId node) { return rng_[node]; }
+  LpId lp_of(NodeId node) const { return cfg_.lp_of_node[node]; }
+  std::uint32_t lp_count() const { return static_cast<std::uint32_t>(lps_.size()); }
+  Time lookahead() const { return lookahead_; }
+
+  // Hash of every node's sequence of processed events (needs cfg.trace_hash).
+  std::uint64_t trace_hash() const {
+    std::uint64_t h = 0;
+    for (std::uint64_t v : node_hash_) h = hash_mix(h, v);
+    return h;
+  }
+
+  KernelStats run() {
+    if (ran_) throw ConfigError("a Simulation runs once");
+    ran_ = true;
+    build_mailboxes();
+    worker_time_.assign(workers_.threads(), WorkerTime{});
+    order_.resize(lps_.size());
+    for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+
+    const auto start = Clock::now();
+    double rounds_wall = 0;
+    Time tmin = kTimeMax;
+    for (const Lp& lp : lps_) tmin = std::min(tmin, lp.queue.next_time());
+    workers_.enter([&] {
+      while (tmin < cfg_.end) {
+        ++round_;
+        edge_ = lookahead_ >= cfg_.end - tmin ? cfg_.end : tmin + lookahead_;
+        const auto r0 = Clock::now();
+        workers_.run_round(
+            order_, [this](std::uint32_t lp, unsigned worker) { process(lps_[lp], worker); });
+        rounds_wall += seconds(Clock::now() - r0);
+        tmin = kTimeMax;
+        for (const Lp& lp : lps_) tmin = std::min(tmin, lp.next);
+        if (workers_.threads() > 1) {
+          std::sort(order_.begin(), order_.end(), [this](std::uint32_t a, std::uint32_t b) {
+            return lps_[a].last_cost != lps_[b].last_cost ? lps_[a].last_cost > lps_[b].last_cost
+                                                          : a < b;
+          });
+        }
+      }
+    });
+
+    KernelStats s;
+    s.wall_s = seconds(Clock::now() - start);
+    s.windows = round_;
+    s.threads = workers_.threads();
+    s.lps = lp_count();
+    s.lookahead = lookahead_;
+    for (const Lp& lp : lps_) {
+      s.events += lp.events;
+      s.mailbox_events += lp.sent;
+      s.end_time = std::max(s.end_time, lp.last_time);
+    }
+    for (const WorkerTime& w : worker_time_) {
+      s.process_s += w.process_s;
+      s.merge_s += w.merge_s;
+    }
+    s.wait_s = std::max(0.0, rounds_wall * s.threads - s.process_s - s.merge_s);
+    return s;
+  }
+
+ private:
+  friend class Context<Model>;
+  using Clock = std::chrono::steady_clock;
+  static double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+  struct Lp {
+    LpId id = 0;
+    std::uint32_t nodes = 0;
+    EventQueue<E> queue;
+    std::vector<std::int32_t> outbox_of;  // by destination LP: mailbox index, or -1
+    std::vector<std::uint32_t> inboxes;   // mailbox indices this LP drains
+    Time min_sent = kTimeMax;             // earliest event sent to another LP this round
+    Time next = kTimeMax;                 // earliest pending event after this round
+    Time last_time = 0;
+    std::uint64_t events = 0, sent = 0, last_cost = 0;
+  };
+  struct alignas(64) WorkerTime {
+    double process_s = 0, merge_s = 0;
+  };
+
+  void check_node(NodeId n, const char* what) const {
+    if (n >= cfg_.nodes) {
+      throw ConfigError(std::string(what) + ": node " + std::to_string(n) + " does not exist (" +
+                        std::to_string(cfg_.nodes) + " nodes)");
+    }
+  }
+
+  void build_mailboxes() {
+    const std::size_t n = lps_.size();
+    std::uint32_t count = 0;
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = 0; b < n; ++b)
+        if (a != b && linked_[a * n + b]) ++count;
+    mailboxes_ = std::vector<Mailbox<E>>(count);
+    std::uint32_t next = 0;
+    for (std::size_t b = 0; b < n; ++b) {
+      for (std::size_t a = 0; a < n; ++a) {
+        if (a == b || !linked_[a * n + b]) continue;
+        lps_[a].outbox_of[b] = static_cast<std::int32_t>(next);
+        lps_[b].inboxes.push_back(next);
+        ++next;
+      }
+    }
+  }
+
+  void emit(Context<Model>& ctx, NodeId dst, Time delay, EventKind kind, const Payload& payload) {
+    const NodeId src = ctx.node_;
+    if (delay < 0) throw_past_event(src, dst, ctx.now_, delay);
+    if (dst >= cfg_.nodes) check_node(dst, "send");
+    const E ev{ctx.now_ + delay, src, dst, seq_[src]++, kind, payload};
+    const LpId to = cfg_.lp_of_node[dst];
+    Lp& lp = lps_[ctx.lp_];
+    if (to == ctx.lp_) {
+      // Same rule inside an LP as across LPs, so an error does not depend on the partition.
+      if (dst != src && delay < min_channel_) {
+        throw_too_soon(src, dst, ctx.lp_, to, ctx.now_, delay, min_channel_);
+      }
+      lp.queue.push(ev);
+      return;
+    }
+    if (delay < lookahead_) throw_too_soon(src, dst, ctx.lp_, to, ctx.now_, delay, lookahead_);
+    const std::int32_t box = lp.outbox_of[to];
+    if (box < 0) throw_no_channel(src, dst, ctx.lp_, to);
+    mailboxes_[box].push(round_, ev);
+    lp.min_sent = std::min(lp.min_sent, ev.time);
+    ++lp.sent;
+  }
+
+  void process(Lp& lp, unsigned worker) {
+    const auto t0 = Clock::now();
+    std::uint64_t merged = 0;
+    for (std::uint32_t box : lp.inboxes) {
+      merged += mailboxes_[box].drain(round_, [&lp](const E& e) { lp.queue.push(e); });
+    }
+    const auto t1 = Clock::now();
+    Context<Model> ctx(*this, lp.id);
+    lp.min_sent = kTimeMax;
+    std::uint64_t n = 0;
+    while (lp.queue.next_time() < edge_) {
+      const E ev = lp.queue.pop();
+      ctx.now_ = ev.time;
+      ctx.node_ = ev.dst;
+      if (cfg_.trace_hash) {
+        std::uint64_t& h = node_hash_[ev.dst];
+        h = hash_mix(hash_mix(hash_mix(h, static_cast<std::uint64_t>(ev.time)), ev.src), ev.seq);
+      }
+      model_.handle(ctx, ev);
+      ++n;
+    }
+    if (n) lp.last_time = std::max(lp.last_time, ctx.now_);
+    lp.next = std::min(lp.queue.next_time(), lp.min_sent);
+    lp.events += n;
+    lp.last_cost = n + merged;
+    WorkerTime& w = worker_time_[worker];
+    w.merge_s += seconds(t1 - t0);
+    w.process_s += seconds(Clock::now() - t1);
+  }
+
+  Model& model_;
+  SimConfig cfg_;
+  Workers workers_;
+  std::vector<Lp> lps_;
+  std::vector<char> linked_;  // lps x lps: a channel joins these LPs
+  std::vector<Mailbox<E>> mailboxes_;
+  std::vector<Rng> rng_;                  // by node
+  std::vector<std::uint64_t> seq_;        // by node
+  std::vector<std::uint64_t> node_hash_;  // by node
+  std::vector<std::uint32_t> order_;      // LPs, heaviest first
+  std::vector<WorkerTime> worker_time_;   // by worker thread
+  Time lookahead_ = kTimeMax;
+  Time min_channel_ = kTimeMax;
+  Time edge_ = 0;
+  std::uint64_t round_ = 0;
+  bool ran_ = false;
+};
+
+}  // namespace fabricsim::core

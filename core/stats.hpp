@@ -1,0 +1,33 @@
+#pragma once
+// What the kernel reports about a run.
+#include <cstdint>
+#include <string>
+
+#include "core/time.hpp"
+
+namespace fabricsim::core {
+
+struct KernelStats {
+  std::uint64_t events = 0;          // handler calls
+  std::uint64_t windows = 0;         // synchronisation rounds
+  std::uint64_t mailbox_events = 0;  // events that crossed logical processes
+  unsigned threads = 1;
+  std::uint32_t lps = 1;
+  Time lookahead = kTimeMax;
+  Time end_time = 0;     // simulated time reached
+  double wall_s = 0;     // whole run
+  double process_s = 0;  // summed over threads: event-list work and handlers
+  double merge_s = 0;    // summed over threads: draining mailboxes into event lists
+  double wait_s = 0;     // summed over threads: idle at the end of a window (barrier wait)
+
+  double events_per_window() const { return windows ? double(events) / double(windows) : 0; }
+  double events_per_second() const { return wall_s > 0 ? double(events) / wall_s : 0; }
+  // Share of thread-time spent waiting at window barriers.
+  double barrier_share() const {
+    const double total = process_s + merge_s + wait_s;
+    return total > 0 ? wait_s / total : 0;
+  }
+  std::string summary() const;
+};
+
+}  // namespace fabricsim::core

@@ -1,0 +1,147 @@
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "core/simulation.hpp"
+
+using namespace fabricsim::core;
+
+namespace {
+
+constexpr Time kL = 100 * kNanosecond;
+
+// Two nodes bounce a token over a channel of delay kL; node 0 also ticks itself every kL, so
+// events fall exactly on window edges and tie on time with events from the other LP.
+struct PingPong {
+  struct Payload {
+    std::uint32_t hops;
+  };
+  enum Kind : EventKind { kToken, kTick };
+  struct Seen {
+    Time time;
+    NodeId node, src;
+    EventKind kind;
+    bool operator==(const Seen&) const = default;
+  };
+  std::vector<std::vector<Seen>> seen{2};
+
+  void handle(Context<PingPong>& ctx, const Event<Payload>& ev) {
+    seen[ctx.node()].push_back({ev.time, ev.dst, ev.src, ev.kind});
+    REQUIRE(ctx.now() == ev.time);
+    if (ev.kind == kToken) {
+      ctx.send(1 - ctx.node(), kL, kToken, Payload{ev.payload.hops + 1});
+    } else {
+      ctx.schedule(kL, kTick);
+    }
+  }
+};
+
+struct Run {
+  PingPong model;
+  KernelStats stats;
+};
+
+Run run_pingpong(std::vector<LpId> lps, unsigned threads) {
+  Run r;
+  SimConfig cfg;
+  cfg.nodes = 2;
+  cfg.lp_of_node = std::move(lps);
+  cfg.threads = threads;
+  cfg.end = 10 * kL;
+  Simulation<PingPong> sim(r.model, cfg);
+  sim.add_channel(0, 1, kL);
+  sim.schedule_initial(0, 0, PingPong::kToken, {0});
+  sim.schedule_initial(0, 0, PingPong::kTick, {0});
+  r.stats = sim.run();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("events on window edges are processed once, in the next window", "[simulation]") {
+  const Run two = run_pingpong({0, 1}, 2);
+  // Token at 0, L, ..., 9L alternating nodes; ticks on node 0 at 0..9L. Nothing at or after end.
+  std::size_t token0 = 0, token1 = 0, ticks = 0;
+  for (const auto& s : two.model.seen[0]) (s.kind == PingPong::kTick ? ticks : token0)++;
+  token1 = two.model.seen[1].size();
+  REQUIRE(ticks == 10);
+  REQUIRE(token0 + token1 == 10);
+  for (const auto& per_node : two.model.seen) {
+    for (const auto& s : per_node) REQUIRE(s.time < 10 * kL);
+  }
+  REQUIRE(two.stats.events == 20);
+  REQUIRE(two.stats.lookahead == kL);
+  // Every window is [T, T + L) and holds exactly one instant of events.
+  REQUIRE(two.stats.windows == 10);
+  REQUIRE(two.stats.mailbox_events == 10);  // 9 crossings delivered + 1 sent past the end
+  REQUIRE(two.stats.end_time == 9 * kL);
+
+  // At time 2L node 0 gets the token (from node 1) and its tick (from itself): the order is by
+  // source node, the same in one LP as in two.
+  const Run one = run_pingpong({0, 0}, 1);
+  REQUIRE(one.model.seen == two.model.seen);
+  REQUIRE(one.stats.windows == 1);  // one LP: no lookahead, a single window
+}
+
+namespace {
+
+struct Misbehave {
+  struct Payload {};
+  Time delay;
+  NodeId target;
+  void handle(Context<Misbehave>& ctx, const Event<Payload>&) { ctx.send(target, delay, 0); }
+};
+
+std::string error_of(Time delay, NodeId target, unsigned threads) {
+  Misbehave m{delay, target};
+  SimConfig cfg;
+  cfg.nodes = 4;
+  cfg.lp_of_node = {0, 0, 1, 1};
+  cfg.threads = threads;
+  cfg.end = kMillisecond;
+  Simulation<Misbehave> sim(m, cfg);
+  sim.add_channel(1, 2, kL);
+  sim.add_channel(0, 1, kL);
+  sim.schedule_initial(1, 5 * kNanosecond, 0);
+  try {
+    sim.run();
+  } catch (const CausalityError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("causality violations are errors naming nodes and times", "[simulation]") {
+  for (unsigned threads : {1u, 2u}) {
+    const std::string past = error_of(-kNanosecond, 0, threads);
+    REQUIRE_THAT(past, Catch::Contains("in the past"));
+    REQUIRE_THAT(past, Catch::Contains("node 1 at t=5ns"));
+    REQUIRE_THAT(past, Catch::Contains("node 0 at t=4ns"));
+
+    const std::string soon = error_of(kL / 2, 2, threads);
+    REQUIRE_THAT(soon, Catch::Contains("sooner than the lookahead"));
+    REQUIRE_THAT(soon, Catch::Contains("node 1 (LP 0)"));
+    REQUIRE_THAT(soon, Catch::Contains("node 2 (LP 1)"));
+    REQUIRE_THAT(soon, Catch::Contains("lookahead 100ns"));
+
+    // The same short delay between two nodes of one LP is refused too, so whether a model is
+    // wrong does not depend on how it was partitioned.
+    REQUIRE_THAT(error_of(kL / 2, 0, threads), Catch::Contains("sooner than the lookahead"));
+    REQUIRE(error_of(kL, 2, threads).empty());
+  }
+}
+
+TEST_CASE("simulation set-up errors are reported", "[simulation]") {
+  Misbehave m{kL, 0};
+  SimConfig cfg;
+  cfg.nodes = 3;
+  cfg.lp_of_node = {0, 2, 2};  // LP 1 empty
+  REQUIRE_THROWS_WITH((Simulation<Misbehave>(m, cfg)), Catch::Contains("LP 1 has no node"));
+  cfg.lp_of_node = {0, 1};
+  REQUIRE_THROWS_WITH((Simulation<Misbehave>(m, cfg)), Catch::Contains("covers 2 nodes"));
+  cfg.lp_of_node = {};
+  Simulation<Misbehave> sim(m, cfg);
+  REQUIRE_THROWS_WITH(sim.add_channel(0, 7, kL), Catch::Contains("node 7 does not exist"));
+  REQUIRE_THROWS_WITH(sim.add_channel(0, 1, 0), Catch::Contains("positive minimum delay"));
+}

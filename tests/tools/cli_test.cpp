@@ -1,0 +1,60 @@
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <string>
+
+// Runs the real fabricsim binary, as a user would.
+namespace {
+struct Out {
+  int status;
+  std::string text;
+};
+Out run(const std::string& args) {
+  const std::string cmd = std::string(FABRICSIM_EXE) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  Out o{0, {}};
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) o.text.append(buf, n);
+  const int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("fabricsim --help and --version", "[cli]") {
+  const Out help = run("--help");
+  REQUIRE(help.status == 0);
+  REQUIRE_THAT(help.text, Catch::Contains("run SCENARIO.yaml"));
+  const Out v = run("--version");
+  REQUIRE(v.status == 0);
+  REQUIRE_THAT(v.text, Catch::StartsWith("fabricsim "));
+  REQUIRE(run("frobnicate").status == 2);
+}
+
+TEST_CASE("fabricsim run prints kernel statistics; threads do not change the trace", "[cli]") {
+  const Out one = run("run scenarios/quickstart.yaml --threads 1 --set simulation.end=20us");
+  const Out two = run("run scenarios/quickstart.yaml --threads 2 --set simulation.end=20us");
+  REQUIRE(one.status == 0);
+  REQUIRE(two.status == 0);
+  REQUIRE_THAT(one.text, Catch::Contains("events/s"));
+  const auto hash = [](const std::string& t) { return t.substr(t.find("trace hash")); };
+  REQUIRE(hash(one.text) == hash(two.text));
+}
+
+TEST_CASE("fabricsim run reports bad input without crashing", "[cli]") {
+  const Out missing = run("run no/such.yaml");
+  REQUIRE(missing.status == 1);
+  REQUIRE_THAT(missing.text, Catch::Contains("cannot open"));
+  const Out bad = run("run scenarios/quickstart.yaml --set simulation.end=5");
+  REQUIRE(bad.status == 1);
+  REQUIRE_THAT(bad.text, Catch::Contains("has no unit"));
+  const Out level = run("--log-level loud run scenarios/quickstart.yaml");
+  REQUIRE(level.status == 2);
+}
+
+TEST_CASE("fabricsim bench phold runs and shows where time goes", "[cli]") {
+  const Out b = run("bench phold --nodes 128 --end 10us --threads 2");
+  REQUIRE(b.status == 0);
+  REQUIRE_THAT(b.text, Catch::Contains("barrier"));
+  REQUIRE_THAT(b.text, Catch::Contains("bare event list"));
+}

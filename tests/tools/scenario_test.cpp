@@ -1,0 +1,71 @@
+#include <catch2/catch.hpp>
+
+#include "tools/scenario.hpp"
+
+using namespace fabricsim;
+using tools::parse_scenario;
+
+namespace {
+const char* kGood = R"(simulation:
+  seed: 7
+  end: 50us
+  threads: 2
+workload:
+  phold:
+    nodes: 64
+    lookahead: 2us
+)";
+}
+
+TEST_CASE("a PHOLD scenario parses with defaults filled in", "[scenario]") {
+  const auto sc = parse_scenario(kGood, "good.yaml");
+  REQUIRE(sc.simulation.seed == 7);
+  REQUIRE(sc.simulation.end == 50 * core::kMicrosecond);
+  REQUIRE(sc.phold);
+  REQUIRE(sc.phold->nodes == 64);
+  REQUIRE(sc.phold->lookahead == 2 * core::kMicrosecond);
+  REQUIRE(sc.phold->mean_delay == core::kMicrosecond);
+  REQUIRE(sc.phold->threads == 2);
+  REQUIRE(sc.phold->lps == 32);
+}
+
+TEST_CASE("command-line overrides beat file values and are validated like them", "[scenario]") {
+  const auto sc =
+      parse_scenario(kGood, "good.yaml", {"simulation.seed=9", "workload.phold.nodes=8"});
+  REQUIRE(sc.simulation.seed == 9);
+  REQUIRE(sc.phold->nodes == 8);
+  REQUIRE_THROWS_WITH(
+      parse_scenario(kGood, "good.yaml", {"simulation.sed=9"}),
+      Catch::Contains("unknown key 'sed'") && Catch::Contains("did you mean 'seed'"));
+  REQUIRE_THROWS_WITH(parse_scenario(kGood, "good.yaml", {"simulation.seed"}),
+                      Catch::Contains("expected key.path=value"));
+}
+
+TEST_CASE("bad scenarios name the file, line, column and key", "[scenario]") {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"simulation:\n  treads: 2\nworkload: {phold: {}}\n",
+       "bad.yaml:2:3: unknown key 'treads' in 'simulation' (did you mean 'threads'?)"},
+      {"simulation:\n  end: 100\nworkload: {phold: {}}\n",
+       "bad.yaml:2:8: 'simulation.end' '100' has no unit"},
+      {"simulation:\n  threads: 0\nworkload: {phold: {}}\n",
+       "'simulation.threads' must be between 1 and 1024, got 0"},
+      {"simulation:\n  threads: two\nworkload: {phold: {}}\n", "must be a whole number, got 'two'"},
+      {"workload:\n  phold:\n    lookahead: 0ns\n",
+       "'workload.phold.lookahead' must be at least 1ps"},
+      {"simulation: {lps: 100}\nworkload:\n  phold: {nodes: 10}\n",
+       "lps = 100 exceeds the 10 PHOLD nodes"},
+      {"simulation: {end: 1us}\n", "needs a workload"},
+      {"simulation: [1, 2]\nworkload: {phold: {}}\n", "'simulation' must be a mapping"},
+      {"simulation:\n  seed: [1\n", "bad.yaml:3:1: not valid YAML"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    REQUIRE_THROWS_WITH(parse_scenario(c.text, "bad.yaml"), Catch::Contains(c.message));
+  }
+  REQUIRE_THROWS_WITH(tools::load_scenario("no/such/file.yaml"),
+                      Catch::Contains("cannot open the scenario file"));
+}
