@@ -152,7 +152,7 @@ class Simulation {
     const auto start = Clock::now();
     double rounds_wall = 0;
     Time tmin = kTimeMax;
-    for (const Lp& lp : lps_) tmin = std::min(tmin, lp.queue.next_time());
+    for (Lp& lp : lps_) tmin = std::min(tmin, lp.queue.next_time());
     workers_.enter([&] {
       while (tmin < cfg_.end) {
         ++round_;

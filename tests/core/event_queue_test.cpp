@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -56,4 +57,36 @@ TEST_CASE("event queue interleaves pushes and pops correctly", "[event_queue]") 
     }
     REQUIRE(q.size() == ref.size());
   }
+}
+
+TEST_CASE("event queue stays exact with far events and pushes earlier than a peek", "[event_queue]") {
+  // Delays spanning seven orders of magnitude; now and then the queue is peeked at and an event
+  // earlier than the peeked one is pushed, as the kernel does after a window.
+  Rng rng(99, 0);
+  EventQueue<E> q;
+  std::vector<E> ref;
+  std::uint64_t seq = 0;
+  Time now = 0;
+  auto add = [&](Time t) {
+    const E e{t, rng.below(3), 0, seq++, 0, {int(seq)}};
+    q.push(e);
+    ref.push_back(e);
+  };
+  for (int i = 0; i < 3000; ++i) add(Time(rng.exponential(1e3)));
+  for (int step = 0; step < 30000; ++step) {
+    auto it = std::min_element(ref.begin(), ref.end(),
+                               [](const E& a, const E& b) { return before(a, b); });
+    REQUIRE(q.next_time() == it->time);
+    const E got = q.pop();
+    REQUIRE(got.payload.tag == it->payload.tag);
+    ref.erase(it);
+    now = got.time;
+    const double scale = std::pow(10.0, double(rng.below(8)));
+    add(now + Time(rng.exponential(scale)));
+    if (rng.below(4) == 0) {
+      const Time peek = q.next_time();
+      if (peek > now) add(now + Time(rng.below(std::uint32_t(std::min<Time>(peek - now, 1 << 30)))));
+    }
+  }
+  REQUIRE(q.size() == ref.size());
 }

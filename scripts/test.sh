@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Second command of the README (and what CI runs): set up, build, and run the whole test suite:
+#   1. release build, every test;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build (assertions on), every test;
+#   3. ThreadSanitizer build, the tests labelled `kernel` (the parallel kernel).
+# FABRICSIM_TEST_STAGES="release asan tsan" (default) picks stages; `-L label` style filters go
+# through FABRICSIM_CTEST_ARGS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+
+stages=${FABRICSIM_TEST_STAGES:-release asan tsan}
+jobs=$(nproc)
+for stage in $stages; do
+  echo "=== fabricsim tests: $stage"
+  cmake --preset "$stage" >/dev/null
+  cmake --build --preset "$stage" -j "$jobs"
+  case "$stage" in
+    tsan) label=(-L kernel) ;;
+    *) label=() ;;
+  esac
+  # shellcheck disable=SC2086
+  ctest --preset "$stage" -j "$jobs" "${label[@]}" ${FABRICSIM_CTEST_ARGS:-}
+done
