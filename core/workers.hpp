@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
@@ -16,7 +17,12 @@ namespace fabricsim::core {
 class Workers {
  public:
   explicit Workers(unsigned threads) : threads_(threads ? threads : 1) {
-    if (threads_ > 1) arena_ = std::make_unique<tbb::task_arena>(static_cast<int>(threads_));
+    if (threads_ > 1) {
+      // More threads than cores is allowed (tests check determinism at 8 threads on 2 cores).
+      limit_ = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                     threads_);
+      arena_ = std::make_unique<tbb::task_arena>(static_cast<int>(threads_));
+    }
   }
   unsigned threads() const { return threads_; }
 
@@ -77,6 +83,7 @@ class Workers {
 
  private:
   unsigned threads_;
+  std::unique_ptr<tbb::global_control> limit_;
   std::unique_ptr<tbb::task_arena> arena_;
   std::atomic<std::size_t> next_{0};
   std::atomic<std::uint64_t> epoch_{0};

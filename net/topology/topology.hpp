@@ -1,7 +1,7 @@
 #pragma once
 // The built cluster: network nodes (NICs and switches), full-duplex links between their ports,
-// and the hosts that group GPUs and NICs. Plain data; builders live in topology_build.*,
-// checks in topology_validate.*, routing in routing.*, LP partitioning in partition.*.
+// and the hosts that group GPUs and NICs. Plain data; builders live in build.*, checks in
+// validate.*, routing in routing.*, LP partitioning in partition.*, Graphviz export in graphviz.*.
 #include <cstdint>
 #include <stdexcept>
 #include <string>

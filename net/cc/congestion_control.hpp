@@ -1,0 +1,45 @@
+#pragma once
+// Congestion control as per-QP sender state machines. Pure: no simulator, no events, no heap,
+// no virtual calls. The NIC owns one State per QP and drives it:
+//   init(s, params, line_rate, base_rtt, mtu)            at QP creation
+//   advance(s, params, now)                              before reading rate()/window_bytes()
+//                                                        and before every on_*()
+//   on_send(...) per data packet sent, on_cnp(...) per CNP, on_ack(...) per ACK
+//   rate(s)          pacing rate (line rate for kNone)
+//   window_bytes(s)  bytes allowed in flight; 0 = no window limit (kNone, DCQCN, TIMELY)
+// Events an algorithm does not use are ignored (e.g. on_cnp for HPCC), so the NIC may call
+// every hook regardless of the kind. The on_* functions also advance to `now` themselves,
+// so a missed advance() cannot reorder timers.
+#include <cstdint>
+
+#include "core/time.hpp"
+#include "net/cc/dcqcn.hpp"
+#include "net/cc/dctcp.hpp"
+#include "net/cc/feedback.hpp"
+#include "net/cc/hpcc.hpp"
+#include "net/cc/params.hpp"
+#include "net/cc/timely.hpp"
+
+namespace fabricsim::net::cc {
+
+// Every algorithm's sub-state is kept side by side rather than in a union: all are small
+// trivially-copyable structs (~430 B together), and a plain struct stays default-constructible
+// and comparable field by field in tests.
+struct State {
+  Kind kind = Kind::kNone;
+  Path path;
+  DcqcnState dcqcn;
+  HpccState hpcc;
+  DctcpState dctcp;
+  TimelyState timely;
+};
+
+void init(State& s, const Params& p, Bps line_rate, Time base_rtt, std::uint32_t mtu_payload_bytes);
+void advance(State& s, const Params& p, Time now);
+void on_send(State& s, const Params& p, Time now, std::uint32_t bytes);
+void on_cnp(State& s, const Params& p, Time now);
+void on_ack(State& s, const Params& p, Time now, const AckInfo& ack);
+Bps rate(const State& s);
+std::uint64_t window_bytes(const State& s);
+
+}  // namespace fabricsim::net::cc

@@ -1,0 +1,120 @@
+#pragma once
+// Congestion-control parameters: one struct per algorithm, every default with its source.
+// Sources are pinned in /work/shared/reference/cc-defaults.md; "fluid model" below means the
+// DCQCN/TIMELY authors' analysis code for "ECN or Delay" (Zhu, Ghobadi, Misra, Padhye,
+// CoNEXT'16), repository jitupadhye-zz/rdma, files fluidmodel/dcqcn/dcqcn2.m,
+// fluidmodel/timely/timely2.m and conext2016/dcqcn-model.tex, read for this module.
+// "HPCC-ns3" = alibaba-edu/High-Precision-Congestion-Control,
+// simulation/src/point-to-point/model/rdma-hw.cc (RdmaHw attribute defaults).
+#include <cstdint>
+#include <string_view>
+
+#include "core/time.hpp"
+
+namespace fabricsim::net::cc {
+
+using core::Time;
+using Bps = std::uint64_t;  // bits per second (same as net::Bps in net/topology/topology.hpp)
+
+enum class Kind : std::uint8_t { kNone, kDcqcn, kHpcc, kDctcp, kTimely };
+
+// "none", "dcqcn", "hpcc", "dctcp", "timely"; anything else throws std::invalid_argument
+// naming the accepted values (called while reading a scenario, never per packet).
+Kind parse_kind(std::string_view text);
+const char* name(Kind kind);
+
+// DCQCN (Zhu et al., SIGCOMM'15) reaction point. One consistent set: the paper's, as used by
+// its authors' fluid model. The NVIDIA ConnectX firmware set (cc-defaults.md section 2) is a
+// different design point (1 us alpha period, F = 1, 32 KB byte counter) and is not mixed in.
+struct DcqcnParams {
+  // g: fluid model dcqcn2.m "g = 1/256"; also HPCC-ns3 config.txt EWMA_GAIN 0.00390625.
+  double g = 1.0 / 256;
+  // alpha before the first CNP: fluid model initialises alpha to 1; HPCC-ns3 cnp_received_mlx
+  // sets alpha = 1 on the first CNP. So the first CNP halves the rate.
+  double alpha_init = 1.0;
+  // K (tau'): alpha decays once per K without CNP. Fluid model "tauprime = 55e-6".
+  Time alpha_period = 55 * core::kMicrosecond;
+  // T: rate-increase timer. Fluid model "timer = 55e-6".
+  Time increase_period = 55 * core::kMicrosecond;
+  // B: byte counter. Fluid model "B = 10 * 8 * 1e6" bits = 10 MB (decimal). 0 disables it
+  // (timer-only increase, as in HPCC-ns3).
+  std::uint64_t byte_counter = 10'000'000;
+  // F: fast-recovery stages. Fluid model "F = 5"; dcqcn-model.tex "fixed at 5".
+  std::uint32_t fast_recovery_steps = 5;
+  // R_AI: fluid model "Rai = 40 * 1e6"; dcqcn-model.tex "fixed at 40Mbps".
+  Bps rate_ai = 40'000'000;
+  // R_HAI: UNVERIFIED. Neither the fluid model nor cc-defaults.md gives the paper's value;
+  // 10 x R_AI follows the QCN (802.1Qau) ratio R_HAI/R_AI = 50/5 Mb/s (also HPCC-ns3 RateAI
+  // 5 Mb/s, RateHAI 50 Mb/s).
+  Bps rate_hai = 400'000'000;
+  // Rate floor: the paper names none; HPCC-ns3 RdmaHw MinRate default 100 Mb/s.
+  Bps min_rate = 100'000'000;
+  // N: at most one CNP per flow per interval at the notification point (receiver). Read by
+  // the receiving NIC, not by these functions. Fluid model "tau = 50e-6"
+  // (dcqcn-protocol.tex: tau is the CNP generation timer).
+  Time cnp_interval = 50 * core::kMicrosecond;
+};
+
+// HPCC (Li et al., SIGCOMM'19), single-rate (aggregate) variant of the paper's Algorithm 1.
+struct HpccParams {
+  // eta: target utilisation. Paper 95%; HPCC-ns3 TargetUtil default 0.95, config U_TARGET.
+  double eta = 0.95;
+  // maxStage: paper 5; HPCC-ns3 MiThresh default 5 (config.txt/run.py override it with 0).
+  std::uint32_t max_stage = 5;
+  // W_AI as a fraction of W_init = line rate x base RTT. HPCC-ns3 run.py RATE_AI =
+  // 10 Mb/s x bw/25 (bw in Gb/s) is 4e-4 of line rate at any bw, i.e. the paper's
+  // W_AI = W_init (1 - eta)/N with N = 125 concurrent flows.
+  double w_ai_fraction = 4e-4;
+  // Window floor expressed as a rate: HPCC-ns3 MinRate default 100 Mb/s.
+  Bps min_rate = 100'000'000;
+};
+
+// DCTCP (Alizadeh et al., SIGCOMM'10) sender, window in bytes, line-rate pacing.
+struct DctcpParams {
+  // g: paper 1/16; Linux tcp_dctcp.c dctcp_shift_g = 4 (g = 1/2^4); HPCC-ns3 run.py 0.0625.
+  double g = 1.0 / 16;
+  // Linux tcp_dctcp.c dctcp_alpha_on_init = DCTCP_MAX_ALPHA (alpha starts at 1).
+  double alpha_init = 1.0;
+};
+
+// TIMELY (Mittal et al., SIGCOMM'15), RTT-gradient rate control per completion event.
+struct TimelyParams {
+  // T_low / T_high: fluid model timely2.m "T_low = 50e-6", "T_high = 500e-6" (citing the
+  // paper's section 4.4); HPCC-ns3 TimelyTLow 50000 ns, TimelyTHigh 500000 ns.
+  Time t_low = 50 * core::kMicrosecond;
+  Time t_high = 500 * core::kMicrosecond;
+  // minRTT normalising the gradient: timely2.m "minRTT = 20e-6"; HPCC-ns3 TimelyMinRtt 20 us.
+  Time min_rtt = 20 * core::kMicrosecond;
+  // delta: timely2.m "delta = 10e6"; cc-defaults.md (paper) 10 Mb/s.
+  Bps delta = 10'000'000;
+  // beta: timely2.m "beta = 0.8"; HPCC-ns3 TimelyBeta 0.8.
+  double beta = 0.8;
+  // EWMA weight of the newest RTT difference: rtt_diff = (1 - a) rtt_diff + a new_diff.
+  // timely2.m "alpha = 0.875" (marked "unsure" there) with this convention in
+  // fluid_timely.m; HPCC-ns3 TimelyAlpha 0.875, same convention. Paper value not re-read.
+  double ewma_alpha = 0.875;
+  // HAI: after this many consecutive completions with gradient <= 0, increase by
+  // hai_factor x delta. Paper N = 5 (recalled); HPCC-ns3 UpdateRateTimely switches to
+  // RateHAI after 5 increases, and run.py sets RATE_HAI = 5 x RATE_AI.
+  std::uint32_t hai_after = 5;
+  std::uint32_t hai_factor = 5;
+  // Completion-event granularity: one rate update per this many acknowledged bytes
+  // (0 = every ACK). timely2.m "Seg = 64 * 8 * 1e3" bits (64 KB segments).
+  std::uint64_t segment_bytes = 64'000;
+  // Rate floor: HPCC-ns3 MinRate default 100 Mb/s (the paper names none).
+  Bps min_rate = 100'000'000;
+};
+
+struct Params {
+  Kind kind = Kind::kDcqcn;
+  DcqcnParams dcqcn;
+  HpccParams hpcc;
+  DctcpParams dctcp;
+  TimelyParams timely;
+};
+
+// nullptr when the parameters of p.kind are usable, else a static message naming the bad
+// key. The scenario reader turns a message into a ConfigError.
+const char* validate(const Params& p);
+
+}  // namespace fabricsim::net::cc

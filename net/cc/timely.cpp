@@ -1,0 +1,50 @@
+#include "net/cc/timely.hpp"
+
+#include <algorithm>
+
+namespace fabricsim::net::cc::timely {
+
+void init(TimelyState& s, const TimelyParams& /*p*/, const Path& path) {
+  s = TimelyState{};
+  s.rate = static_cast<double>(path.line_rate);
+}
+
+void on_ack(TimelyState& s, const TimelyParams& p, const Path& path, const AckInfo& ack) {
+  s.segment_acked += ack.acked_bytes;
+  if (s.segment_acked < p.segment_bytes) return;
+  s.segment_acked = 0;
+
+  const Time rtt = ack.rtt;
+  if (!s.have_prev) {
+    s.have_prev = true;
+    s.prev_rtt = rtt;
+    return;
+  }
+  const double new_diff = static_cast<double>(rtt - s.prev_rtt);
+  s.prev_rtt = rtt;
+  s.rtt_diff = (1.0 - p.ewma_alpha) * s.rtt_diff + p.ewma_alpha * new_diff;
+  const double gradient = s.rtt_diff / static_cast<double>(p.min_rtt);
+  // HAI needs a run of completions that all saw a non-rising RTT, preceding this one.
+  const bool hai = s.negative_run >= p.hai_after;
+  s.negative_run = gradient <= 0 ? s.negative_run + 1 : 0;
+
+  const double delta = static_cast<double>(p.delta);
+  double r = s.rate;
+  if (rtt < p.t_low) {
+    r += delta;
+  } else if (rtt > p.t_high) {
+    r *= 1.0 - p.beta * (1.0 - static_cast<double>(p.t_high) / static_cast<double>(rtt));
+  } else if (gradient <= 0) {
+    r += (hai ? p.hai_factor : 1) * delta;
+  } else {
+    r *= std::max(0.0, 1.0 - p.beta * gradient);
+  }
+  const double lo = static_cast<double>(std::min(p.min_rate, path.line_rate));
+  s.rate = std::clamp(r, lo, static_cast<double>(path.line_rate));
+}
+
+Bps rate(const TimelyState& s) {
+  return static_cast<Bps>(s.rate + 0.5);
+}
+
+}  // namespace fabricsim::net::cc::timely

@@ -1,0 +1,66 @@
+#pragma once
+// Network parameters: switches, NICs, congestion control, routing. Every default carries its
+// source; the scenario layer (tools/) can override each one.
+#include <cstdint>
+
+#include "core/time.hpp"
+#include "net/cc/params.hpp"
+#include "net/topology/topology.hpp"
+
+namespace fabricsim::net {
+
+enum class Routing : std::uint8_t {
+  kEcmp,      // per-flow hash over equal-cost next hops
+  kSpray,     // per packet, uniformly at random over equal-cost next hops
+  kAdaptive,  // per packet, the next hop with the fewest queued bytes
+};
+
+struct SwitchConfig {
+  // Shared packet buffer per switch: HPCC-ns3 config.txt and SimAI.conf BUFFER_SIZE 32 (MB).
+  std::uint64_t buffer_bytes = 32'000'000;
+  // Lossless (PFC) or lossy (drop at overflow).
+  bool pfc = true;
+  // Dynamic PFC threshold: XOFF when an ingress port's shared-buffer bytes exceed
+  // alpha x (free shared buffer); HPCC-ns3 switch-mmu.cc pfc_a_shift = 3, i.e. alpha = 1/8.
+  double pfc_alpha = 1.0 / 8;
+  // A static XOFF threshold per ingress port instead (bytes); 0 keeps the dynamic one.
+  std::uint64_t pfc_xoff_bytes = 0;
+  // XON when the port is back below XOFF by this much: HPCC-ns3 switch-mmu.cc resume_offset 3 KB.
+  std::uint32_t pfc_resume_offset = 3 * 1024;
+  // PFC headroom per ingress port = factor x rate x link delay / 8 bytes, plus two full packets
+  // (one in flight each way when XOFF is sent): HPCC-ns3 third.cc uses 3 x rate x delay / 8.
+  double pfc_headroom_factor = 3.0;
+  // Lossy mode: an egress queue may take at most alpha x (free buffer) (dynamic threshold,
+  // Choudhury & Hahne, IEEE/ACM ToN 1998; alpha = 1 is a common vendor default, UNVERIFIED).
+  double egress_alpha = 1.0;
+  // ECN by RED on the egress data queue, at dequeue (HPCC-ns3 switch-node.cc). Thresholds
+  // scale with the port rate as HPCC-ns3 run.py: Kmin = 100 KB x rate/25G, Kmax = 400 KB x
+  // rate/25G, Pmax = 0.2 (KB = 1000 B there). Nonzero kmin/kmax override the scaling.
+  bool ecn = true;
+  std::uint64_t kmin_bytes = 0;
+  std::uint64_t kmax_bytes = 0;
+  double pmax = 0.2;
+  Routing routing = Routing::kEcmp;
+};
+
+struct NicConfig {
+  // Payload bytes per packet: RoCE path MTU 4096, the largest IB MTU enum (IBTA); SimAI
+  // scenarios use 9000 (SimAI.conf PACKET_PAYLOAD_SIZE) and set it explicitly.
+  std::uint32_t mtu = 4096;
+  // ACK every n-th in-order packet (and always the last): HPCC-ns3 L2_ACK_INTERVAL 1.
+  std::uint32_t ack_every = 1;
+  // A receiver re-sends a NACK for the same gap only after this long: HPCC-ns3 NACK interval
+  // 500 us (RdmaHw attribute default, cc-defaults.md section 2).
+  core::Time nack_interval = 500 * core::kMicrosecond;
+  // Retransmission timeout: IB local ACK timeout 4.096 us x 2^14 = 67 ms; 14 was NCCL's
+  // NCCL_IB_TIMEOUT default before NCCL 2.14 (UNVERIFIED).
+  core::Time rto = 4096 * core::kNanosecond * (1 << 14);
+};
+
+struct NetworkConfig {
+  SwitchConfig sw;
+  NicConfig nic;
+  cc::Params cc;
+};
+
+}  // namespace fabricsim::net

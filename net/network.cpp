@@ -1,0 +1,174 @@
+#include "net/network.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "net/topology/partition.hpp"
+#include "net/topology/validate.hpp"
+#include "net/wire.hpp"
+
+namespace fabricsim::net {
+
+Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<FlowSpec> flows)
+    : topo_(topo), cfg_(cfg), flows_(std::move(flows)) {
+  validate(topo_);
+  routes_ = Routes::build(topo_);
+  if (cfg_.nic.mtu == 0) throw std::invalid_argument("network.mtu must be positive");
+  if (cfg_.nic.ack_every == 0) throw std::invalid_argument("network.ack_every must be positive");
+  hpcc_ = cfg_.cc.kind == cc::Kind::kHpcc;
+  dcqcn_ = cfg_.cc.kind == cc::Kind::kDcqcn;
+
+  const std::size_t n = topo_.nodes.size();
+  nic_index_.assign(n, ~0u);
+  for (std::uint32_t i = 0; i < topo_.nics.size(); ++i) nic_index_[topo_.nics[i]] = i;
+  port_base_.resize(n + 1);
+  for (std::size_t v = 0; v < n; ++v) {
+    port_base_[v + 1] = port_base_[v] + static_cast<std::uint32_t>(topo_.nodes[v].ports.size());
+  }
+  ports_.resize(port_base_[n]);
+  kmin_.resize(ports_.size());
+  kmax_.resize(ports_.size());
+  headroom_.resize(ports_.size());
+  switches_.resize(n);
+  for (NodeId v = 0; v < n; ++v) {
+    const Node& node = topo_.nodes[v];
+    std::uint64_t headroom = 0;
+    for (PortId p = 0; p < node.ports.size(); ++p) {
+      const Link& l = topo_.link_at(v, p);
+      // RED thresholds scale with the port rate (HPCC-ns3 run.py, see SwitchConfig).
+      const double scale = double(l.rate) / double(25 * kGbps);
+      kmin_[port_base_[v] + p] =
+          cfg_.sw.kmin_bytes ? cfg_.sw.kmin_bytes : std::uint64_t(100'000 * scale);
+      kmax_[port_base_[v] + p] =
+          cfg_.sw.kmax_bytes ? cfg_.sw.kmax_bytes : std::uint64_t(400'000 * scale);
+      headroom_[port_base_[v] + p] = std::uint64_t(cfg_.sw.pfc_headroom_factor * double(l.rate) *
+                                                   (double(l.delay) * 1e-12) / 8.0) +
+                                     2 * data_wire_bytes(cfg_.nic.mtu);
+      headroom += headroom_[port_base_[v] + p];
+    }
+    if (node.kind == NodeKind::kSwitch) {
+      if (cfg_.sw.pfc && headroom >= cfg_.sw.buffer_bytes) {
+        throw std::invalid_argument(fmt::format(
+            "switch {}: PFC headroom of its {} ports ({} bytes) does not fit in the {}-byte "
+            "buffer; raise network.buffer or lower network.pfc_headroom_factor",
+            node.name, node.ports.size(), headroom, cfg_.sw.buffer_bytes));
+      }
+      switches_[v].shared_cap =
+          cfg_.sw.pfc ? cfg_.sw.buffer_bytes - headroom : cfg_.sw.buffer_bytes;
+    }
+  }
+  nics_.resize(topo_.nics.size());
+  send_.resize(flows_.size());
+  recv_.resize(flows_.size());
+  results_.resize(flows_.size());
+  base_rtt_.resize(flows_.size());
+  for (std::uint32_t f = 0; f < flows_.size(); ++f) {
+    const FlowSpec& fs = flows_[f];
+    if (fs.src_nic >= topo_.nics.size() || fs.dst_nic >= topo_.nics.size()) {
+      throw std::invalid_argument(
+          fmt::format("flow {}: NIC index out of range ({} NICs)", f, topo_.nics.size()));
+    }
+    if (fs.src_nic == fs.dst_nic) {
+      throw std::invalid_argument(
+          fmt::format("flow {}: source and destination are the same NIC", f));
+    }
+    if (fs.bytes == 0) throw std::invalid_argument(fmt::format("flow {}: zero bytes", f));
+    if (fs.start < 0) throw std::invalid_argument(fmt::format("flow {}: negative start", f));
+    results_[f].start = fs.start;
+    // Unloaded round trip: a full data packet out and an ACK back over the shortest path.
+    core::Time rtt = 0;
+    NodeId at = topo_.nics[fs.src_nic];
+    while (at != topo_.nics[fs.dst_nic]) {
+      const PortId p = routes_.next_hops(at, fs.dst_nic)[0];
+      const Link& l = topo_.link_at(at, p);
+      rtt += 2 * l.delay + serialization(data_wire_bytes(cfg_.nic.mtu), l.rate) +
+             serialization(kAckWireBytes, l.rate);
+      at = topo_.peer(at, p);
+    }
+    base_rtt_[f] = rtt;
+  }
+}
+
+NetworkResult Network::run(const RunOptions& opt) {
+  core::SimConfig sc;
+  sc.nodes = static_cast<std::uint32_t>(topo_.nodes.size());
+  sc.lp_of_node = partition(topo_, std::max<std::uint32_t>(1, opt.lps));
+  sc.threads = opt.threads;
+  sc.seed = opt.seed;
+  sc.end = opt.end;
+  core::Simulation<Network> sim(*this, sc);
+  for (const Link& l : topo_.links) {
+    // Every event between two nodes crosses their link: at least the propagation delay plus
+    // the serialization of the smallest frame.
+    sim.add_channel(l.a, l.b, l.delay + serialization(padded_wire_bytes(kMinFrame), l.rate));
+  }
+  for (std::uint32_t f = 0; f < flows_.size(); ++f) {
+    Payload p{};
+    p.pkt.flow = f;
+    sim.schedule_initial(topo_.nics[flows_[f].src_nic], flows_[f].start, kFlowStart, p);
+  }
+
+  NetworkResult r;
+  r.kernel = sim.run();
+  r.end = r.kernel.end_time;
+  r.flows = results_;
+  r.port_base.assign(port_base_.begin(), port_base_.end() - 1);
+  r.ports.reserve(ports_.size());
+  for (Port& p : ports_) {
+    PortStats s = p.stats;
+    s.queue_byte_ps += double(p.queued[kDataClass]) * double(r.end - p.queue_changed);
+    // Close a pause still running at the end.
+    if (p.paused_until > p.pause_began) s.paused += std::min(p.paused_until, r.end) - p.pause_began;
+    r.ports.push_back(s);
+    r.dropped += s.dropped_bytes;
+  }
+  for (const NicState& n : nics_) {
+    r.nic_data_sent += n.data_sent;
+    r.nic_data_received += n.data_received;
+    r.delivered += n.delivered;
+  }
+  return r;
+}
+
+void Network::handle(Ctx& ctx, const core::Event<Payload>& ev) {
+  const NodeId node = ev.dst;
+  switch (static_cast<Kind>(ev.kind)) {
+    case kArrive:
+      if (ev.payload.pkt.type == PacketType::kPause) {
+        on_pause_frame(ctx, node, ev.payload.port, ev.payload.pkt);
+      } else if (is_nic(node)) {
+        nic_receive(ctx, node, ev.payload.pkt);
+      } else {
+        switch_receive(ctx, node, ev.payload.port, ev.payload.pkt);
+      }
+      return;
+    case kTxDone:
+      port(node, ev.payload.port).busy = false;
+      try_transmit(ctx, node, ev.payload.port);
+      return;
+    case kPortWake: {
+      Port& p = port(node, ev.payload.port);
+      if (p.wake_at != ctx.now()) return;  // superseded
+      p.wake_at = -1;
+      try_transmit(ctx, node, ev.payload.port);
+      return;
+    }
+    case kNicWake: {
+      NicState& nic = nics_[nic_index_[node]];
+      if (nic.wake_at != ctx.now()) return;  // superseded
+      nic.wake_at = -1;
+      try_transmit(ctx, node, 0);
+      return;
+    }
+    case kFlowStart:
+      flow_start(ctx, ev.payload.pkt.flow);
+      return;
+    case kRto:
+      flow_timeout(ctx, ev.payload.pkt.flow);
+      return;
+  }
+}
+
+}  // namespace fabricsim::net

@@ -1,0 +1,180 @@
+#pragma once
+// The packet-level network as a PDES model: NICs and switches are the kernel's nodes, links its
+// channels. Packets are serialized on ports, cross links with their propagation delay, queue in
+// switches (shared buffer, ECN, PFC) and are paced by the NICs' congestion control.
+//
+// Each node's state is touched only by the handler of that node's events (the kernel's rule),
+// so every table below is indexed by node, port or flow and written by one logical process.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ring.hpp"
+#include "core/simulation.hpp"
+#include "net/cc/congestion_control.hpp"
+#include "net/config.hpp"
+#include "net/packet.hpp"
+#include "net/topology/routing.hpp"
+#include "net/topology/topology.hpp"
+
+namespace fabricsim::net {
+
+struct FlowSpec {
+  std::uint32_t src_nic = 0;  // index into Topology::nics
+  std::uint32_t dst_nic = 0;
+  std::uint64_t bytes = 0;
+  core::Time start = 0;
+};
+
+struct FlowResult {
+  core::Time start = 0;
+  core::Time finish = -1;  // the receiver holds the last byte (-1: not finished)
+  core::Time acked = -1;   // the sender has the last ACK
+  std::uint64_t retransmitted_bytes = 0;
+  std::uint32_t timeouts = 0;
+  core::Time fct() const { return finish < 0 ? -1 : finish - start; }
+};
+
+// Counters of one port (one direction of a link: what this port sends).
+struct PortStats {
+  std::uint64_t tx_bytes = 0;         // wire bytes sent
+  std::uint64_t tx_data_bytes = 0;    // payload bytes of data packets sent
+  core::Time busy = 0;                // time spent serializing
+  std::uint64_t max_queue_bytes = 0;  // data queue
+  double queue_byte_ps = 0;           // integral of the data queue over time
+  std::uint64_t ecn_marks = 0;
+  std::uint64_t drops = 0, dropped_bytes = 0;  // data packets dropped on arrival at this port
+  std::uint64_t pauses_sent = 0, pauses_received = 0;
+  core::Time paused = 0;  // time this port's data class was paused by its peer
+};
+
+struct NetworkResult {
+  core::KernelStats kernel;
+  std::vector<FlowResult> flows;
+  std::vector<PortStats> ports;          // flattened: port_index(node, port)
+  std::vector<std::uint32_t> port_base;  // per node: index of its port 0 in `ports`
+  core::Time end = 0;                    // simulated time of the last event
+  std::uint64_t nic_data_sent = 0;      // payload bytes the NICs transmitted (with retransmissions)
+  std::uint64_t nic_data_received = 0;  // payload bytes that reached a receiving NIC
+  std::uint64_t delivered = 0;  // payload bytes accepted in order (= sum of flow sizes when done)
+  std::uint64_t dropped = 0;    // payload bytes dropped in switches
+};
+
+struct RunOptions {
+  std::uint32_t lps = 1;
+  unsigned threads = 1;
+  std::uint64_t seed = 1;
+  core::Time end = core::kTimeMax;
+};
+
+class Network {
+ public:
+  struct Payload {
+    Packet pkt;
+    PortId port;  // arrival: the receiving port; port events: the port
+  };
+  enum Kind : core::EventKind { kArrive, kTxDone, kPortWake, kFlowStart, kNicWake, kRto };
+
+  // Throws TopologyError / std::invalid_argument on a bad topology, flow or parameter.
+  Network(const Topology& topo, const NetworkConfig& cfg, std::vector<FlowSpec> flows);
+
+  NetworkResult run(const RunOptions& opt);
+
+  // The kernel's entry point.
+  void handle(core::Context<Network>& ctx, const core::Event<Payload>& ev);
+
+  const Topology& topology() const { return topo_; }
+
+ private:
+  using Ctx = core::Context<Network>;
+
+  struct Port {
+    core::Ring<Packet> queue[kClasses];
+    std::uint64_t queued[kClasses] = {0, 0};  // bytes
+    core::Time paused_until = 0;              // our data class is paused by the peer until then
+    core::Time pause_began = 0;
+    core::Time wake_at = -1;  // pending kPortWake
+    bool busy = false;
+    // Switch ingress side (PFC): bytes buffered that arrived here, and whether we paused the peer.
+    std::uint64_t ingress_shared = 0, ingress_headroom = 0;
+    bool peer_paused = false;
+    core::Time pause_sent_at = 0;
+    core::Time queue_changed = 0;
+    PortStats stats;
+  };
+  struct SwitchState {
+    std::uint64_t shared_used = 0;  // bytes in the shared pool
+    std::uint64_t shared_cap = 0;   // buffer minus every port's headroom (PFC)
+    std::uint64_t used = 0;         // all buffered data bytes
+  };
+  struct SendState {  // owned by the source NIC's LP
+    cc::State cc;
+    std::uint64_t snd_nxt = 0, snd_una = 0, max_sent = 0;
+    core::Time next_send = 0;
+    core::Time rto_deadline = -1;  // a timeout fires then unless the flow makes progress
+    core::Time rto_event_at = -1;  // the pending kRto event, if any
+    bool active = false;
+  };
+  struct RecvState {  // owned by the destination NIC's LP
+    std::uint64_t rcv_nxt = 0;
+    std::uint32_t since_ack = 0;
+    core::Time last_cnp = -1;
+    core::Time nack_at = -1;
+    std::uint64_t nack_seq = ~0ULL;
+  };
+  struct NicState {
+    std::vector<std::uint32_t> active;  // flows with data or unacknowledged bytes
+    std::uint32_t rr = 0;
+    core::Time wake_at = -1;
+    std::uint64_t data_sent = 0, data_received = 0, delivered = 0;
+  };
+
+  Port& port(NodeId n, PortId p) { return ports_[port_base_[n] + p]; }
+  bool is_nic(NodeId n) const { return topo_.nodes[n].kind == NodeKind::kNic; }
+
+  // Ports (net/port.cpp): start the next transmission if the port is idle.
+  void try_transmit(Ctx& ctx, NodeId node, PortId p);
+  void start_tx(Ctx& ctx, NodeId node, PortId p, Packet& pkt);
+  void note_queue(Port& port, core::Time now);
+  void on_pause_frame(Ctx& ctx, NodeId node, PortId p, const Packet& pkt);
+  bool data_paused(Port& port, core::Time now) const { return port.paused_until > now; }
+  void wake_at(Ctx& ctx, NodeId node, PortId p, core::Time t);
+
+  // Switches (net/switch.cpp).
+  void switch_receive(Ctx& ctx, NodeId sw, PortId in, Packet pkt);
+  PortId route(Ctx& ctx, NodeId sw, const Packet& pkt);
+  bool admit(Ctx& ctx, NodeId sw, PortId in, PortId out, Packet& pkt);
+  void switch_dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt);
+  void send_pause(Ctx& ctx, NodeId sw, PortId p, bool on);
+  void arm_rto(Ctx& ctx, std::uint32_t flow);
+  std::uint64_t xoff_threshold(NodeId sw) const;
+
+  // NICs (net/nic.cpp).
+  bool nic_next_data(Ctx& ctx, NodeId nic, Packet& out);
+  void nic_receive(Ctx& ctx, NodeId nic, const Packet& pkt);
+  void nic_receive_data(Ctx& ctx, NodeId nic, const Packet& pkt);
+  void nic_receive_ack(Ctx& ctx, NodeId nic, const Packet& pkt);
+  void nic_send_control(Ctx& ctx, NodeId nic, Packet pkt);
+  void flow_start(Ctx& ctx, std::uint32_t flow);
+  void flow_timeout(Ctx& ctx, std::uint32_t flow);
+
+  Topology topo_;
+  NetworkConfig cfg_;
+  Routes routes_;
+  std::vector<FlowSpec> flows_;
+  std::vector<std::uint32_t> nic_index_;  // node -> NIC index (NICs only)
+  std::vector<std::uint32_t> port_base_;  // node -> first port in ports_
+  std::vector<Port> ports_;
+  std::vector<SwitchState> switches_;  // by node (unused for NICs)
+  std::vector<NicState> nics_;         // by NIC index
+  std::vector<SendState> send_;        // by flow
+  std::vector<RecvState> recv_;        // by flow
+  std::vector<FlowResult>
+      results_;  // by flow: start/acked/retx by the sender, finish by the receiver
+  std::vector<core::Time> base_rtt_;        // by flow
+  std::vector<std::uint64_t> kmin_, kmax_;  // by port: RED thresholds
+  std::vector<std::uint64_t> headroom_;     // by port: PFC headroom of the ingress side
+  bool hpcc_ = false, dcqcn_ = false;
+};
+
+}  // namespace fabricsim::net

@@ -1,0 +1,210 @@
+// RDMA NICs (RoCEv2, reliable connection): one queue pair per flow, paced by its congestion
+// control, served round-robin; cumulative ACKs, NACK and go-back-N on a gap, a retransmission
+// timeout, and CNPs at the receiver for DCQCN.
+#include <algorithm>
+
+#include "net/network.hpp"
+#include "net/wire.hpp"
+
+namespace fabricsim::net {
+
+void Network::flow_start(Ctx& ctx, std::uint32_t f) {
+  SendState& s = send_[f];
+  const NodeId node = ctx.node();
+  cc::init(s.cc, cfg_.cc, topo_.link_at(node, 0).rate, base_rtt_[f], cfg_.nic.mtu);
+  s.active = true;
+  s.next_send = ctx.now();
+  nics_[nic_index_[node]].active.push_back(f);
+  try_transmit(ctx, node, 0);
+}
+
+void Network::arm_rto(Ctx& ctx, std::uint32_t f) {
+  SendState& s = send_[f];
+  if (s.rto_event_at >= 0) return;  // the pending event re-arms itself at the deadline
+  s.rto_event_at = s.rto_deadline;
+  Payload p{};
+  p.pkt.flow = f;
+  ctx.schedule(s.rto_deadline - ctx.now(), kRto, p);
+}
+
+void Network::flow_timeout(Ctx& ctx, std::uint32_t f) {
+  SendState& s = send_[f];
+  if (ctx.now() != s.rto_event_at) return;  // stale
+  s.rto_event_at = -1;
+  if (!s.active || s.rto_deadline < 0) return;
+  if (ctx.now() < s.rto_deadline) {
+    arm_rto(ctx, f);
+    return;
+  }
+  // No progress for a whole timeout: go back to the first unacknowledged byte.
+  ++results_[f].timeouts;
+  s.snd_nxt = s.snd_una;
+  s.rto_deadline = ctx.now() + cfg_.nic.rto;
+  arm_rto(ctx, f);
+  try_transmit(ctx, ctx.node(), 0);
+}
+
+bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
+  NicState& nic = nics_[nic_index_[node]];
+  const core::Time now = ctx.now();
+  core::Time earliest = core::kTimeMax;
+  const std::size_t count = nic.active.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t idx = (nic.rr + i) % count;
+    const std::uint32_t f = nic.active[idx];
+    SendState& s = send_[f];
+    const std::uint64_t size = flows_[f].bytes;
+    if (s.snd_nxt >= size) continue;  // everything sent; waiting for ACKs
+    cc::advance(s.cc, cfg_.cc, now);
+    const std::uint32_t payload =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.nic.mtu, size - s.snd_nxt));
+    const std::uint64_t window = cc::window_bytes(s.cc);
+    // A window limits bytes in flight, but one packet may always go when nothing is.
+    if (window && s.snd_nxt > s.snd_una && s.snd_nxt - s.snd_una + payload > window) continue;
+    if (s.next_send > now) {
+      earliest = std::min(earliest, s.next_send);
+      continue;
+    }
+    out = Packet{};
+    out.type = PacketType::kData;
+    out.seq = s.snd_nxt;
+    out.sent = now;
+    out.flow = f;
+    out.payload = payload;
+    out.wire = data_wire_bytes(payload);
+    out.src = node;
+    out.dst = topo_.nics[flows_[f].dst_nic];
+    if (s.snd_nxt < s.max_sent) results_[f].retransmitted_bytes += payload;
+    s.snd_nxt += payload;
+    s.max_sent = std::max(s.max_sent, s.snd_nxt);
+    cc::on_send(s.cc, cfg_.cc, now, payload);
+    s.next_send = now + serialization(out.wire, cc::rate(s.cc));
+    if (s.rto_deadline < 0) {
+      s.rto_deadline = now + cfg_.nic.rto;
+      arm_rto(ctx, f);
+    }
+    nic.rr = static_cast<std::uint32_t>(idx + 1);
+    nic.data_sent += payload;
+    return true;
+  }
+  if (earliest != core::kTimeMax && (nic.wake_at < 0 || earliest < nic.wake_at)) {
+    nic.wake_at = earliest;
+    ctx.schedule(earliest - now, kNicWake, Payload{});
+  }
+  return false;
+}
+
+void Network::nic_send_control(Ctx& ctx, NodeId node, Packet pkt) {
+  Port& p = port(node, 0);
+  p.queue[kControl].push(pkt);
+  p.queued[kControl] += pkt.wire;
+  try_transmit(ctx, node, 0);
+}
+
+void Network::nic_receive(Ctx& ctx, NodeId node, const Packet& pkt) {
+  switch (pkt.type) {
+    case PacketType::kData:
+      nic_receive_data(ctx, node, pkt);
+      return;
+    case PacketType::kAck:
+    case PacketType::kNack:
+      nic_receive_ack(ctx, node, pkt);
+      return;
+    case PacketType::kCnp:
+      if (send_[pkt.flow].active) cc::on_cnp(send_[pkt.flow].cc, cfg_.cc, ctx.now());
+      return;
+    case PacketType::kPause:
+      return;  // handled as a port event
+  }
+}
+
+void Network::nic_receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
+  NicState& nic = nics_[nic_index_[node]];
+  RecvState& r = recv_[pkt.flow];
+  const core::Time now = ctx.now();
+  const std::uint64_t size = flows_[pkt.flow].bytes;
+  nic.data_received += pkt.payload;
+
+  Packet reply;
+  reply.flow = pkt.flow;
+  reply.src = node;
+  reply.dst = pkt.src;
+  // DCQCN notification point: at most one CNP per flow per interval.
+  if (pkt.ce && dcqcn_ && (r.last_cnp < 0 || now - r.last_cnp >= cfg_.cc.dcqcn.cnp_interval)) {
+    r.last_cnp = now;
+    Packet cnp = reply;
+    cnp.type = PacketType::kCnp;
+    cnp.wire = kCnpWireBytes;
+    nic_send_control(ctx, node, cnp);
+  }
+  bool ack = false;
+  if (pkt.seq == r.rcv_nxt) {
+    r.rcv_nxt += pkt.payload;
+    nic.delivered += pkt.payload;
+    if (r.rcv_nxt == size) results_[pkt.flow].finish = now;
+    ack = ++r.since_ack >= cfg_.nic.ack_every || r.rcv_nxt == size || pkt.ce;
+  } else if (pkt.seq > r.rcv_nxt) {
+    // A gap: go-back-N receivers discard what comes after it and ask for the missing byte.
+    if (r.nack_seq != r.rcv_nxt || now - r.nack_at >= cfg_.nic.nack_interval) {
+      r.nack_seq = r.rcv_nxt;
+      r.nack_at = now;
+      Packet nack = reply;
+      nack.type = PacketType::kNack;
+      nack.seq = r.rcv_nxt;
+      nack.wire = kAckWireBytes;
+      nic_send_control(ctx, node, nack);
+    }
+    return;
+  } else {
+    ack = true;  // a duplicate: acknowledge again so the sender moves on
+  }
+  if (!ack) return;
+  r.since_ack = 0;
+  reply.type = PacketType::kAck;
+  reply.seq = r.rcv_nxt;
+  reply.sent = pkt.sent;
+  reply.ce = pkt.ce;
+  reply.wire = kAckWireBytes;
+  reply.hops = pkt.hops;
+  std::copy(pkt.stamps, pkt.stamps + pkt.hops, reply.stamps);
+  nic_send_control(ctx, node, reply);
+}
+
+void Network::nic_receive_ack(Ctx& ctx, NodeId node, const Packet& pkt) {
+  SendState& s = send_[pkt.flow];
+  if (!s.active) return;  // a late ACK of a finished flow
+  const core::Time now = ctx.now();
+  const std::uint64_t size = flows_[pkt.flow].bytes;
+  if (pkt.seq > s.snd_una) {
+    const std::uint64_t acked = pkt.seq - s.snd_una;
+    s.snd_una = pkt.seq;
+    s.snd_nxt = std::max(s.snd_nxt, s.snd_una);
+    if (pkt.type == PacketType::kAck) {
+      cc::AckInfo info;
+      info.acked_bytes = acked;
+      info.acked_seq = s.snd_una;
+      info.snd_nxt = s.snd_nxt;
+      info.ecn_echo = pkt.ce;
+      info.rtt = now - pkt.sent;
+      info.hops = pkt.hops;
+      for (std::uint8_t h = 0; h < pkt.hops; ++h) {
+        const IntStamp& st = pkt.stamps[h];
+        info.int_hops[h] =
+            cc::IntHop{st.qlen_bytes, st.tx_bytes, st.ts, Bps(st.rate_mbps) * 1'000'000};
+      }
+      cc::on_ack(s.cc, cfg_.cc, now, info);
+    }
+    s.rto_deadline = s.snd_una < s.snd_nxt ? now + cfg_.nic.rto : -1;
+  }
+  if (pkt.type == PacketType::kNack && pkt.seq < s.snd_nxt) s.snd_nxt = pkt.seq;  // go back N
+  if (s.snd_una >= size) {
+    s.active = false;
+    s.rto_deadline = -1;
+    results_[pkt.flow].acked = now;
+    auto& act = nics_[nic_index_[node]].active;
+    act.erase(std::find(act.begin(), act.end(), pkt.flow));
+  }
+  try_transmit(ctx, node, 0);
+}
+
+}  // namespace fabricsim::net

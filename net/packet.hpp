@@ -1,0 +1,42 @@
+#pragma once
+// A packet as it travels: plain data, copied into events and port queues (no per-packet heap).
+#include <cstdint>
+
+#include "core/time.hpp"
+#include "net/cc/feedback.hpp"
+#include "net/topology/topology.hpp"
+
+namespace fabricsim::net {
+
+enum class PacketType : std::uint8_t { kData, kAck, kNack, kCnp, kPause };
+
+// Traffic classes of a port: control (ACK, NACK, CNP, PAUSE) is served with strict priority
+// over data and is never paused (HPCC-ns3 / SimAI ACK_HIGH_PRIO; PFC frames are MAC control).
+enum TrafficClass : std::uint8_t { kControl = 0, kDataClass = 1, kClasses = 2 };
+
+// HPCC telemetry stamped by one egress port, in a compact form of cc::IntHop.
+struct IntStamp {
+  std::uint32_t qlen_bytes;
+  std::uint32_t rate_mbps;
+  std::uint64_t tx_bytes;
+  core::Time ts;
+};
+
+struct Packet {
+  std::uint64_t seq = 0;  // data: offset of the first payload byte; ACK/NACK: next expected
+  core::Time sent = 0;    // data: when the NIC sent it (echoed by the ACK); PAUSE: duration
+  std::uint32_t flow = 0;
+  std::uint32_t payload = 0;  // data bytes
+  std::uint32_t wire = 0;     // bytes on the wire, headers, preamble and IFG included
+  NodeId src = 0, dst = 0;    // sending and receiving NIC nodes
+  PortId in_port = 0;         // switch: the ingress port while buffered
+  PacketType type = PacketType::kData;
+  bool ce = false;           // data: ECN congestion experienced; ACK: echo of CE
+  bool in_headroom = false;  // switch: buffered in the ingress port's PFC headroom
+  std::uint8_t hops = 0;     // valid entries of stamps
+  IntStamp stamps[cc::kMaxIntHops];
+
+  TrafficClass traffic_class() const { return type == PacketType::kData ? kDataClass : kControl; }
+};
+
+}  // namespace fabricsim::net

@@ -1,0 +1,36 @@
+#pragma once
+// Internal to the builders: appends nodes, hosts and links while keeping port tables and
+// Topology::nics consistent, so each builder only says what connects to what.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "net/topology/build.hpp"
+
+namespace fabricsim::net::detail {
+
+[[noreturn]] void fail(std::string_view builder, const std::string& what);
+inline void require(bool ok, std::string_view builder, const std::string& what) {
+  if (!ok) fail(builder, what);
+}
+
+class Builder {
+ public:
+  explicit Builder(std::string kind);
+
+  NodeId add_switch(std::string name, std::uint8_t tier, std::uint32_t group);
+  // Host `name` and its NICs "<name>.nic<i>"; returns the host index.
+  std::uint32_t add_host(std::string name, const HostParams& p);
+  // Every NIC of `host` to `sw`.
+  void attach(std::uint32_t host, NodeId sw, const LinkParams& l);
+  LinkId connect(NodeId a, NodeId b, const LinkParams& l);
+
+  const Topology& topology() const { return t_; }
+  Topology take() { return std::move(t_); }
+
+ private:
+  PortId next_port(NodeId n);
+  Topology t_;
+};
+
+}  // namespace fabricsim::net::detail

@@ -1,0 +1,61 @@
+#pragma once
+// ECMP next-hop tables: at every node, toward every NIC, the egress ports that lie on a shortest
+// path (in hops).
+//
+// A NIC has one link, so every shortest path to it ends with its attachment switch (its
+// "anchor", a leaf or ToR); away from that switch, the next hops toward any of its NICs are the
+// next hops toward the switch itself. Tables are therefore kept per (switch, anchor) — a few
+// hundred squared — not per (node, NIC), and identical port lists (a leaf's uplinks toward every
+// remote leaf) are stored once. NICs need no rows: their only egress is port 0.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "net/topology/topology.hpp"
+
+namespace fabricsim::net {
+
+class Routes {
+ public:
+  // Throws TopologyError if a NIC does not have exactly one link or a node cannot reach a NIC.
+  static Routes build(const Topology& t);
+
+  // Egress ports of `at` on shortest paths to NIC `dst_nic` (index into Topology::nics); empty
+  // at the NIC itself. Valid while this Routes lives.
+  std::span<const PortId> next_hops(NodeId at, std::uint32_t dst_nic) const;
+  // Links on a shortest path from `at` to NIC `dst_nic`.
+  std::uint32_t hops(NodeId at, std::uint32_t dst_nic) const;
+
+  std::uint32_t nic_count() const { return static_cast<std::uint32_t>(nic_node_.size()); }
+  // Bytes held by the tables (what matters when choosing this layout over a per-NIC one).
+  std::size_t memory_bytes() const;
+
+ private:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+
+  std::uint32_t entry(NodeId sw, std::uint32_t dst_nic) const {
+    return slot_[sw] * anchor_count_ + nic_anchor_[dst_nic];
+  }
+
+  std::uint32_t anchor_count_ = 0;
+  std::vector<std::uint8_t> is_nic_;       // per node
+  std::vector<std::uint32_t> slot_;        // per node: switch row, or NIC index for NICs
+  std::vector<NodeId> nic_node_;           // per NIC
+  std::vector<NodeId> nic_peer_;           // per NIC: the node at the other end of its link
+  std::vector<std::uint32_t> nic_anchor_;  // per NIC: index of its peer among the anchors
+  std::vector<PortId> nic_peer_port_;      // per NIC: the peer's port toward it
+  // Per (switch row, anchor): hops to the anchor, and the next hops as ports_[start, +count).
+  std::vector<std::uint16_t> hops_;
+  std::vector<std::uint16_t> count_;
+  std::vector<std::uint32_t> start_;
+  std::vector<PortId> ports_;
+  PortId port_zero_ = 0;  // what next_hops returns at a NIC
+};
+
+// Deterministic flow hash for choosing among next hops: ports[ecmp_hash(...) % ports.size()].
+// Pass a per-switch salt (e.g. the switch's node id): with one salt everywhere, every tier makes
+// the same choice and ECMP polarizes.
+std::uint64_t ecmp_hash(NodeId src, NodeId dst, std::uint32_t qp, std::uint32_t salt);
+
+}  // namespace fabricsim::net

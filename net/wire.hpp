@@ -1,0 +1,51 @@
+#pragma once
+// What a RoCEv2 packet costs on the wire. Header sizes: IEEE 802.3 (Ethernet, preamble, IFG),
+// RFC 791 (IPv4), RFC 768 (UDP), IBTA RoCEv2 Annex A17 (BTH, AETH, ICRC); tabulated in
+// shared/reference/cc-defaults.md section 1.
+#include <cstdint>
+
+#include "core/time.hpp"
+#include "net/topology/topology.hpp"
+
+namespace fabricsim::net {
+
+inline constexpr std::uint32_t kPreambleSfd = 8;
+inline constexpr std::uint32_t kEthernetHeader = 14;  // no VLAN tag: priority from DSCP
+inline constexpr std::uint32_t kIpv4Header = 20;
+inline constexpr std::uint32_t kUdpHeader = 8;
+inline constexpr std::uint32_t kBth = 12;
+inline constexpr std::uint32_t kAeth = 4;  // on ACK / NAK
+inline constexpr std::uint32_t kIcrc = 4;
+inline constexpr std::uint32_t kFcs = 4;
+inline constexpr std::uint32_t kInterFrameGap = 12;
+inline constexpr std::uint32_t kMinFrame = 64;  // Ethernet minimum frame, header to FCS
+// A CNP carries 16 reserved bytes after the BTH (IBTA RoCEv2 Annex A17.9.2).
+inline constexpr std::uint32_t kCnpPayload = 16;
+
+// Bytes a data packet of `payload` bytes occupies on the wire, preamble and IFG included:
+// payload + 82 with IPv4 and no VLAN.
+inline constexpr std::uint32_t data_wire_bytes(std::uint32_t payload) {
+  return kPreambleSfd + kEthernetHeader + kIpv4Header + kUdpHeader + kBth + payload + kIcrc + kFcs +
+         kInterFrameGap;
+}
+
+// A frame padded to the Ethernet minimum, plus preamble and IFG.
+inline constexpr std::uint32_t padded_wire_bytes(std::uint32_t frame) {
+  return kPreambleSfd + (frame < kMinFrame ? kMinFrame : frame) + kInterFrameGap;
+}
+
+inline constexpr std::uint32_t kAckWireBytes =
+    padded_wire_bytes(kEthernetHeader + kIpv4Header + kUdpHeader + kBth + kAeth + kIcrc + kFcs);
+inline constexpr std::uint32_t kCnpWireBytes = padded_wire_bytes(
+    kEthernetHeader + kIpv4Header + kUdpHeader + kBth + kCnpPayload + kIcrc + kFcs);
+// An 802.1Qbb PFC frame is a minimum-size MAC control frame.
+inline constexpr std::uint32_t kPauseWireBytes = padded_wire_bytes(kMinFrame);
+
+// Time to put `bytes` on a link of `rate`, rounded up to a whole picosecond.
+inline Time serialization(std::uint64_t bytes, Bps rate) {
+  const unsigned __int128 bits_ps =
+      static_cast<unsigned __int128>(bytes) * 8 * 1'000'000'000'000ULL;
+  return static_cast<Time>((bits_ps + rate - 1) / rate);
+}
+
+}  // namespace fabricsim::net

@@ -1,0 +1,217 @@
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "net/ecn.hpp"
+#include "net/wire.hpp"
+#include "tests/net/net_fixtures.hpp"
+
+using namespace fabricsim;
+using namespace fabricsim::net;
+using namespace fabricsim::net::test;
+
+TEST_CASE("one flow on an idle path runs at wire goodput with the path's latency", "[net]") {
+  const Topology topo = star(2);
+  const std::uint32_t mtu = 4096;
+  const std::uint64_t bytes = 4000ULL * mtu;
+  std::vector<FlowSpec> flows{{0, 1, bytes, 5 * core::kMicrosecond}};
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  cfg.nic.mtu = mtu;
+  Network net(topo, cfg, flows);
+  const NetworkResult r = net.run({});
+  require_conservation(r, flows);
+
+  const double goodput = double(kRate) * mtu / data_wire_bytes(mtu);  // bits/s
+  REQUIRE(data_wire_bytes(mtu) == mtu + 82);
+  const double fct_s = double(r.flows[0].fct()) * 1e-12;
+  // Two links of 1 us, and the switch stores the last packet before forwarding it.
+  const double latency_s = 2e-6 + double(serialization(data_wire_bytes(mtu), kRate)) * 1e-12;
+  REQUIRE(fct_s == Approx(double(bytes) * 8 / goodput + latency_s).epsilon(0.01));
+  REQUIRE(double(bytes) * 8 / fct_s == Approx(goodput).epsilon(0.01));
+  REQUIRE(r.flows[0].retransmitted_bytes == 0);
+  REQUIRE(total_drops(r) == 0);
+}
+
+namespace {
+
+struct IncastOutcome {
+  NetworkResult r;
+  std::vector<FlowSpec> flows;
+  double bottleneck_busy = 0;  // share of the active period the receiver's link was sending
+  double fairness = 0;
+  std::uint64_t max_queue = 0;
+};
+
+IncastOutcome run_incast(cc::Kind kind, bool pfc, std::uint64_t bytes) {
+  const Topology topo = star(17);
+  IncastOutcome o;
+  o.flows = incast(17, 16, 16, bytes, 0);
+  NetworkConfig cfg = config(kind);
+  cfg.sw.pfc = pfc;
+  Network net(topo, cfg, o.flows);
+  o.r = net.run({});
+  core::Time last = 0;
+  std::vector<double> tput;
+  for (const FlowResult& f : o.r.flows) {
+    last = std::max(last, f.finish);
+    if (f.finish > 0) tput.push_back(double(bytes) / double(f.fct()));
+  }
+  // The switch's port toward NIC 16.
+  const NodeId sw = topo.peer(topo.nics[16], 0);
+  const PortStats& bottleneck = o.r.ports[o.r.port_base[sw] + topo.peer_port(topo.nics[16], 0)];
+  o.bottleneck_busy = double(bottleneck.busy) / double(last);
+  o.fairness = jain(tput);
+  o.max_queue = bottleneck.max_queue_bytes;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("16-to-1 incast, lossless: no drops, a busy bottleneck, fair shares", "[net][incast]") {
+  const auto dcqcn = run_incast(cc::Kind::kDcqcn, true, 2'000'000);
+  const auto hpcc = run_incast(cc::Kind::kHpcc, true, 2'000'000);
+  for (const auto* o : {&dcqcn, &hpcc}) {
+    require_conservation(o->r, o->flows);
+    REQUIRE(total_drops(o->r) == 0);
+    REQUIRE(o->bottleneck_busy >= 0.95);
+    REQUIRE(o->fairness >= 0.95);
+  }
+  CAPTURE(dcqcn.max_queue, hpcc.max_queue);
+  REQUIRE(hpcc.max_queue < dcqcn.max_queue);
+}
+
+TEST_CASE("16-to-1 incast, lossy without congestion control: drops, then go-back-N recovers",
+          "[net][incast]") {
+  const Topology topo = star(17);
+  const auto flows = incast(17, 16, 16, 500'000, 0);
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  cfg.sw.pfc = false;
+  cfg.sw.buffer_bytes = 400'000;
+  cfg.nic.rto = 100 * core::kMicrosecond;
+  Network net(topo, cfg, flows);
+  const NetworkResult r = net.run({});
+  REQUIRE(total_drops(r) > 0);
+  std::uint64_t retx = 0;
+  for (const FlowResult& f : r.flows) retx += f.retransmitted_bytes;
+  REQUIRE(retx > 0);
+  require_conservation(r, flows);  // every byte delivered exactly once, in order
+}
+
+TEST_CASE("PFC: a low XOFF pauses the senders and nothing is dropped; without PFC it drops",
+          "[net][pfc]") {
+  const Topology topo = star(5);
+  const auto flows = incast(5, 4, 4, 1'000'000, 0);
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  cfg.sw.ecn = false;
+  cfg.sw.pfc_xoff_bytes = 20'000;
+  cfg.sw.buffer_bytes = 2'000'000;
+  const NetworkResult lossless = Network(topo, cfg, flows).run({});
+  require_conservation(lossless, flows);
+  REQUIRE(total_drops(lossless) == 0);
+  std::uint64_t sent = 0, received = 0;
+  core::Time paused = 0;
+  for (std::uint32_t n = 0; n < 4; ++n) {
+    const NodeId nic = topo.nics[n];
+    const NodeId sw = topo.peer(nic, 0);
+    sent += lossless.ports[lossless.port_base[sw] + topo.peer_port(nic, 0)].pauses_sent;
+    received += lossless.ports[lossless.port_base[nic]].pauses_received;
+    paused += lossless.ports[lossless.port_base[nic]].paused;
+  }
+  REQUIRE(sent > 0);
+  REQUIRE(received == sent);
+  REQUIRE(paused > 0);  // the senders' ports stopped
+
+  cfg.sw.pfc = false;
+  cfg.sw.buffer_bytes = 200'000;
+  cfg.nic.rto = 100 * core::kMicrosecond;
+  const NetworkResult lossy = Network(topo, cfg, flows).run({});
+  REQUIRE(total_drops(lossy) > 0);
+  require_conservation(lossy, flows);
+}
+
+TEST_CASE("RED marks with the configured probability between Kmin and Kmax", "[net][ecn]") {
+  REQUIRE(red_probability(1000, 1000, 5000, 0.2) == 0.0);
+  REQUIRE(red_probability(3000, 1000, 5000, 0.2) == Approx(0.1));
+  REQUIRE(red_probability(5000, 1000, 5000, 0.2) == Approx(0.2));
+  REQUIRE(red_probability(5001, 1000, 5000, 0.2) == 1.0);
+  // The switch draws against it with its node's stream: the marked share on a fixed queue
+  // converges to p (binomial, 4 sigma).
+  core::Rng rng(5, 3);
+  for (std::uint64_t q : {2000, 3000, 4500}) {
+    const double p = red_probability(q, 1000, 5000, 0.2);
+    int marked = 0;
+    constexpr int kN = 100000;
+    for (int i = 0; i < kN; ++i) marked += rng.uniform() < p;
+    REQUIRE(std::abs(double(marked) / kN - p) < 4 * std::sqrt(p * (1 - p) / kN));
+  }
+}
+
+namespace {
+
+// Per leaf, max over mean of the bytes it sent up each of its spine links; averaged over the
+// leaves that sent anything up (how unevenly a leaf spread its own traffic).
+double spine_imbalance(const Topology& topo, const NetworkResult& r) {
+  double sum = 0;
+  int leaves = 0;
+  for (NodeId v = 0; v < topo.nodes.size(); ++v) {
+    if (topo.nodes[v].kind != NodeKind::kSwitch || topo.nodes[v].tier != 0) continue;
+    std::vector<double> up;
+    for (PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
+      if (topo.nodes[topo.peer(v, p)].kind == NodeKind::kSwitch) {
+        up.push_back(double(r.ports[r.port_base[v] + p].tx_data_bytes));
+      }
+    }
+    const double mean = std::accumulate(up.begin(), up.end(), 0.0) / double(up.size());
+    if (mean == 0) continue;
+    sum += *std::max_element(up.begin(), up.end()) / mean;
+    ++leaves;
+  }
+  return sum / leaves;
+}
+
+}  // namespace
+
+TEST_CASE("ECMP spreads a permutation over the spines; spraying spreads it better",
+          "[net][routing]") {
+  const Topology topo = leaf_spine(4, 4);
+  double ecmp = 0, spray = 0;
+  for (std::uint64_t seed : {1, 2, 3, 4}) {
+    const auto flows = permutation(16, 1'000'000, 0, seed);
+    NetworkConfig cfg = config(cc::Kind::kDcqcn);
+    const NetworkResult re = Network(topo, cfg, flows).run({});
+    require_conservation(re, flows);
+    cfg.sw.routing = Routing::kSpray;
+    const NetworkResult rs = Network(topo, cfg, flows).run({});
+    require_conservation(rs, flows);
+    ecmp += spine_imbalance(topo, re);
+    spray += spine_imbalance(topo, rs);
+  }
+  CAPTURE(ecmp / 4, spray / 4);
+  REQUIRE(spray < ecmp);
+  REQUIRE(spray / 4 < 1.15);
+}
+
+TEST_CASE("network results are identical for every thread count and partition",
+          "[net][determinism]") {
+  const Topology topo = leaf_spine(4, 4);
+  const auto flows = permutation(16, 500'000, 0, 9);
+  NetworkConfig cfg = config(cc::Kind::kDcqcn);
+  cfg.sw.routing = Routing::kSpray;  // draws random numbers per packet
+  const NetworkResult ref = Network(topo, cfg, flows).run({1, 1, 3});
+  for (unsigned threads : {1u, 2u, 4u}) {
+    for (std::uint32_t lps : {2u, 8u}) {
+      CAPTURE(threads, lps);
+      const NetworkResult r = Network(topo, cfg, flows).run({lps, threads, 3});
+      REQUIRE(r.kernel.lps > 1);
+      REQUIRE(r.kernel.events == ref.kernel.events);
+      for (std::size_t f = 0; f < flows.size(); ++f) {
+        REQUIRE(r.flows[f].finish == ref.flows[f].finish);
+        REQUIRE(r.flows[f].acked == ref.flows[f].acked);
+      }
+      for (std::size_t p = 0; p < ref.ports.size(); ++p) {
+        REQUIRE(r.ports[p].tx_bytes == ref.ports[p].tx_bytes);
+        REQUIRE(r.ports[p].max_queue_bytes == ref.ports[p].max_queue_bytes);
+        REQUIRE(r.ports[p].ecn_marks == ref.ports[p].ecn_marks);
+      }
+    }
+  }
+}
