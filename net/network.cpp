@@ -15,6 +15,7 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     : topo_(topo), cfg_(cfg), flows_(std::move(flows)) {
   validate(topo_);
   routes_ = Routes::build(topo_);
+  if (const char* bad = cc::validate(cfg_.cc)) throw std::invalid_argument(bad);
   if (cfg_.nic.mtu == 0) throw std::invalid_argument("network.mtu must be positive");
   if (cfg_.nic.ack_every == 0) throw std::invalid_argument("network.ack_every must be positive");
   hpcc_ = cfg_.cc.kind == cc::Kind::kHpcc;

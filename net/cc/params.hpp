@@ -1,6 +1,6 @@
 #pragma once
 // Congestion-control parameters: one struct per algorithm, every default with its source.
-// Sources are pinned in /work/shared/reference/cc-defaults.md; "fluid model" below means the
+// Sources are pinned in shared/reference/cc-defaults.md (beside the repository); "fluid model" below means the
 // DCQCN/TIMELY authors' analysis code for "ECN or Delay" (Zhu, Ghobadi, Misra, Padhye,
 // CoNEXT'16), repository jitupadhye-zz/rdma, files fluidmodel/dcqcn/dcqcn2.m,
 // fluidmodel/timely/timely2.m and conext2016/dcqcn-model.tex, read for this module.
