@@ -1,0 +1,135 @@
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/commands.hpp"
+#include <chrono>
+
+#include "core/phold.hpp"
+#include "net/flows.hpp"
+#include "net/topology/build.hpp"
+#include "tools/memory.hpp"
+#include "tools/net_report.hpp"
+#include "tools/queue_bench.hpp"
+#include "tools/units.hpp"
+
+namespace po = boost::program_options;
+
+namespace fabricsim::tools {
+
+namespace {
+
+// The network benchmark of issue 3: a 2-tier fat tree, 16 hosts per leaf and as many uplinks
+// (non-blocking), every NIC in one random permutation.
+int bench_fattree(const std::vector<std::string>& args) {
+  po::options_description opts("fabricsim bench fattree [options]");
+  std::uint32_t hosts = 128, gbps = 100, mib = 64, lps = 0, threads = 1;
+  std::uint64_t seed = 1;
+  std::string cc = "dcqcn", delay = "1us";
+  opts.add_options()("help,h", "show this help")(
+      "hosts", po::value(&hosts)->default_value(hosts), "hosts (a multiple of 16)")(
+      "gbps", po::value(&gbps)->default_value(gbps), "NIC and fabric link rate, Gb/s")(
+      "delay", po::value(&delay)->default_value(delay), "link propagation delay")(
+      "mib", po::value(&mib)->default_value(mib), "flow size, MiB")(
+      "cc", po::value(&cc)->default_value(cc), "none, dcqcn, hpcc, dctcp or timely")(
+      "threads", po::value(&threads)->default_value(threads), "worker threads")(
+      "lps", po::value(&lps)->default_value(0), "logical processes (0: all groups)")(
+      "seed", po::value(&seed)->default_value(seed), "permutation and simulation seed");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return 0;
+  }
+  if (hosts == 0 || hosts % 16 != 0) {
+    std::cerr << "fabricsim bench fattree: --hosts must be a positive multiple of 16\n";
+    return 2;
+  }
+  net::FatTreeParams ft;
+  ft.leaves = hosts / 16;
+  ft.hosts_per_leaf = 16;
+  ft.host.gpus = 0;
+  ft.nic = {gbps * net::kGbps, parse_time(delay)};
+  ft.uplink = ft.nic;
+  const net::Topology topo = net::fat_tree(ft);
+  net::NetworkConfig cfg;
+  cfg.cc.kind = net::cc::parse_kind(cc);
+  const auto flows = net::permutation(hosts, std::uint64_t(mib) << 20, 0, seed);
+  const auto t0 = std::chrono::steady_clock::now();
+  net::Network network(topo, cfg, flows);
+  const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const net::NetworkResult r =
+      network.run({lps ? lps : static_cast<std::uint32_t>(topo.nodes.size()), threads, seed});
+  std::printf("fat tree: %u hosts, %u leaves, %u Gb/s, permutation of %u MiB flows, cc %s\n",
+              hosts, ft.leaves, gbps, mib, cc.c_str());
+  std::printf("set-up            %.3f s\n", setup);
+  std::printf("%s", network_summary(topo, flows, r).c_str());
+  std::printf("peak memory       %.1f MiB\n", double(peak_rss_bytes()) / (1 << 20));
+  return 0;
+}
+
+}  // namespace
+
+int cmd_bench(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "fattree") {
+    return bench_fattree(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
+  po::options_description opts("fabricsim bench phold|fattree [options]");
+  std::string what, end = "100us", lookahead = "1us", mean = "1us";
+  core::PholdParams p;
+  opts.add_options()("help,h", "show this help")(
+      "nodes", po::value(&p.nodes)->default_value(p.nodes), "PHOLD nodes")(
+      "events-per-node", po::value(&p.events_per_node)->default_value(p.events_per_node),
+      "initial events per node")("threads", po::value(&p.threads)->default_value(1),
+                                 "worker threads")("lps", po::value(&p.lps)->default_value(0),
+                                                   "logical processes (0: 16 per thread)")(
+      "end", po::value(&end)->default_value(end), "simulated end time")(
+      "lookahead", po::value(&lookahead)->default_value(lookahead), "fixed delay = lookahead")(
+      "mean-delay", po::value(&mean)->default_value(mean), "mean exponential extra delay")(
+      "seed", po::value(&p.seed)->default_value(p.seed), "random seed");
+  po::options_description hidden;
+  hidden.add_options()("what", po::value(&what));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("what", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") || what.empty()) {
+    std::cout << opts;
+    return what.empty() && !vm.count("help") ? 2 : 0;
+  }
+  if (what != "phold") {
+    std::cerr << "fabricsim bench: unknown benchmark '" << what << "' (available: phold, fattree)\n";
+    return 2;
+  }
+  p.end = tools::parse_time(end);
+  p.lookahead = tools::parse_time(lookahead);
+  p.mean_delay = tools::parse_time(mean);
+  if (p.threads == 0) p.threads = 1;
+  if (p.lps == 0) p.lps = std::min<std::uint32_t>(p.nodes, 16 * p.threads);
+  const core::PholdResult r = core::run_phold(p);
+  print_phold(p, r);
+  // Where the time goes: the event list's share estimated from the bare hold benchmark at the
+  // mean queue size per LP; the mailbox merge and barrier shares are measured.
+  const std::size_t per_lp = std::size_t(p.nodes) * p.events_per_node / p.lps;
+  const auto q = tools::bench_event_queue(per_lp, 2'000'000);
+  const double total = r.stats.process_s + r.stats.merge_s + r.stats.wait_s;
+  const double heap_s = double(r.stats.events) * q.ns_per_hold * 1e-9;
+  std::printf("bare event list   %.3g holds/s at %zu events (%.1f ns/hold)\n", q.holds_per_second,
+              per_lp, q.ns_per_hold);
+  if (total > 0) {
+    std::printf(
+        "time breakdown    event list ~%.1f%%  model ~%.1f%%  mailbox merge %.1f%%  "
+        "barrier %.1f%%\n",
+        100 * heap_s / total, 100 * std::max(0.0, r.stats.process_s - heap_s) / total,
+        100 * r.stats.merge_s / total, 100 * r.stats.wait_s / total);
+  }
+  return 0;
+}
+
+}  // namespace fabricsim::tools

@@ -1,0 +1,59 @@
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/commands.hpp"
+#include <spdlog/spdlog.h>
+
+#include "core/phold.hpp"
+#include "tools/scenario.hpp"
+
+namespace po = boost::program_options;
+
+namespace fabricsim::tools {
+
+void print_phold(const core::PholdParams& p, const core::PholdResult& r) {
+  std::printf("PHOLD: %u nodes, %u initial events per node, lookahead %s, mean extra delay %s\n",
+              p.nodes, p.events_per_node, core::format_time(p.lookahead).c_str(),
+              core::format_time(p.mean_delay).c_str());
+  std::printf("%s", r.stats.summary().c_str());
+  std::printf("trace hash        %016llx\n", static_cast<unsigned long long>(r.trace_hash));
+}
+
+int cmd_run(const std::vector<std::string>& args) {
+  po::options_description opts("fabricsim run SCENARIO.yaml [options]");
+  std::string scenario;
+  std::vector<std::string> sets;
+  unsigned threads = 0;
+  opts.add_options()("help,h", "show this help")(
+      "set", po::value(&sets)->composing(), "override a scenario key: --set simulation.seed=7")(
+      "threads", po::value(&threads), "worker threads (overrides simulation.threads)");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value(&scenario));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return 0;
+  }
+  if (scenario.empty()) {
+    std::cerr << "fabricsim run: which scenario? e.g. fabricsim run scenarios/quickstart.yaml\n";
+    return 2;
+  }
+  if (threads) sets.push_back("simulation.threads=" + std::to_string(threads));
+  const tools::Scenario sc = tools::load_scenario(scenario, sets);
+  spdlog::info("loaded {}", sc.path);
+  core::PholdParams p = *sc.phold;
+  p.trace_hash = true;
+  print_phold(p, core::run_phold(p));
+  return 0;
+}
+
+}  // namespace fabricsim::tools

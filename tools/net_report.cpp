@@ -1,0 +1,128 @@
+#include "tools/net_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace fabricsim::tools {
+namespace {
+
+double us(core::Time t) { return double(t) * 1e-6; }
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t i = std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5));
+  return v[i];
+}
+
+}  // namespace
+
+std::string network_summary(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
+                            const net::NetworkResult& r) {
+  std::vector<double> fct;
+  std::uint64_t retx = 0, timeouts = 0;
+  for (const net::FlowResult& f : r.flows) {
+    if (f.finish >= 0) fct.push_back(us(f.fct()));
+    retx += f.retransmitted_bytes;
+    timeouts += f.timeouts;
+  }
+  std::string out = fmt::format("flows             {} of {} finished\n", fct.size(), flows.size());
+  if (!fct.empty()) {
+    out += fmt::format("FCT (us)          min {:.2f}  median {:.2f}  p99 {:.2f}  max {:.2f}\n",
+                       percentile(fct, 0), percentile(fct, 0.5), percentile(fct, 0.99),
+                       percentile(fct, 1));
+  }
+  // The busiest port, and totals over all ports.
+  std::size_t busiest = 0;
+  double busiest_share = -1;
+  std::uint64_t marks = 0, pauses = 0, drops = 0, max_queue = 0;
+  core::Time paused = 0;
+  for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
+    for (net::PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
+      const std::size_t i = r.port_base[v] + p;
+      const net::PortStats& s = r.ports[i];
+      const double share = r.end > 0 ? double(s.busy) / double(r.end) : 0;
+      if (share > busiest_share) busiest_share = share, busiest = i;
+      marks += s.ecn_marks;
+      pauses += s.pauses_sent;
+      drops += s.drops;
+      paused += s.paused;
+      max_queue = std::max(max_queue, s.max_queue_bytes);
+    }
+  }
+  for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
+    const std::size_t base = r.port_base[v];
+    if (busiest >= base && busiest < base + topo.nodes[v].ports.size()) {
+      const auto p = static_cast<net::PortId>(busiest - base);
+      out += fmt::format("busiest link      {} -> {}: {:.1f}% busy\n", topo.nodes[v].name,
+                         topo.nodes[topo.peer(v, p)].name, 100 * busiest_share);
+    }
+  }
+  out += fmt::format(
+      "queues            max {} bytes; ECN marks {}; PFC pauses {} ({:.1f} us paused in all)\n",
+      max_queue, marks, pauses, us(paused));
+  out += fmt::format("losses            {} packets dropped; {} bytes retransmitted; {} timeouts\n",
+                     drops, retx, timeouts);
+  out += fmt::format("delivered         {} bytes; NICs sent {} payload bytes, received {}\n",
+                     r.delivered, r.nic_data_sent, r.nic_data_received);
+  out += r.kernel.summary();
+  return out;
+}
+
+std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
+                      const net::NetworkResult& r) {
+  std::string out =
+      "flow,src,dst,bytes,start_us,finish_us,fct_us,goodput_gbps,retransmitted_bytes,timeouts\n";
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    const net::FlowResult& fr = r.flows[f];
+    const bool done = fr.finish >= 0;
+    out += fmt::format("{},{},{},{},{:.6f},{},{},{},{},{}\n", f,
+                       topo.nodes[topo.nics[flows[f].src_nic]].name,
+                       topo.nodes[topo.nics[flows[f].dst_nic]].name, flows[f].bytes, us(fr.start),
+                       done ? fmt::format("{:.6f}", us(fr.finish)) : "",
+                       done ? fmt::format("{:.6f}", us(fr.fct())) : "",
+                       done ? fmt::format("{:.4f}", double(flows[f].bytes) * 8e3 / double(fr.fct()))
+                            : "",
+                       fr.retransmitted_bytes, fr.timeouts);
+  }
+  return out;
+}
+
+std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r) {
+  std::string out =
+      "node,port,peer,rate_gbps,tx_bytes,tx_data_bytes,busy_pct,max_queue_bytes,mean_queue_bytes,"
+      "ecn_marks,drops,pauses_sent,pauses_received,paused_us\n";
+  for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
+    for (net::PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
+      const net::PortStats& s = r.ports[r.port_base[v] + p];
+      const double span = r.end > 0 ? double(r.end) : 1;
+      out += fmt::format("{},{},{},{},{},{},{:.3f},{},{:.1f},{},{},{},{},{:.3f}\n",
+                         topo.nodes[v].name, p, topo.nodes[topo.peer(v, p)].name,
+                         double(topo.link_at(v, p).rate) * 1e-9, s.tx_bytes, s.tx_data_bytes,
+                         100 * double(s.busy) / span, s.max_queue_bytes, s.queue_byte_ps / span,
+                         s.ecn_marks, s.drops, s.pauses_sent, s.pauses_received, us(s.paused));
+    }
+  }
+  return out;
+}
+
+void write_atomically(const std::string& dir, const std::string& name, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path final_path = fs::path(dir) / name;
+  const fs::path tmp = fs::path(dir) / (name + ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, final_path, ec);
+  if (ec) throw std::runtime_error("cannot write " + final_path.string() + ": " + ec.message());
+}
+
+}  // namespace fabricsim::tools

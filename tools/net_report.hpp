@@ -1,0 +1,22 @@
+#pragma once
+// What a network run prints and writes: a summary a person reads, and CSV tables of every flow
+// and every port for scripts.
+#include <string>
+#include <vector>
+
+#include "net/network.hpp"
+
+namespace fabricsim::tools {
+
+std::string network_summary(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
+                            const net::NetworkResult& r);
+
+std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
+                      const net::NetworkResult& r);
+std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r);
+
+// Writes `text` to dir/name through a temporary file and a rename, so a reader never sees a
+// truncated file. Creates `dir`. Throws std::runtime_error naming the path on failure.
+void write_atomically(const std::string& dir, const std::string& name, const std::string& text);
+
+}  // namespace fabricsim::tools
