@@ -8,6 +8,9 @@
 #include <spdlog/spdlog.h>
 
 #include "core/phold.hpp"
+#include "net/network.hpp"
+#include "tools/net_report.hpp"
+#include "tools/results_json.hpp"
 #include "tools/scenario.hpp"
 
 namespace po = boost::program_options;
@@ -24,12 +27,13 @@ void print_phold(const core::PholdParams& p, const core::PholdResult& r) {
 
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim run SCENARIO.yaml [options]");
-  std::string scenario;
+  std::string scenario, out_dir;
   std::vector<std::string> sets;
   unsigned threads = 0;
   opts.add_options()("help,h", "show this help")(
       "set", po::value(&sets)->composing(), "override a scenario key: --set simulation.seed=7")(
-      "threads", po::value(&threads), "worker threads (overrides simulation.threads)");
+      "threads", po::value(&threads), "worker threads (overrides simulation.threads)")(
+      "out", po::value(&out_dir), "write flows.csv, ports.csv and results.json into this folder");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value(&scenario));
   po::options_description all;
@@ -48,11 +52,25 @@ int cmd_run(const std::vector<std::string>& args) {
     return 2;
   }
   if (threads) sets.push_back("simulation.threads=" + std::to_string(threads));
-  const tools::Scenario sc = tools::load_scenario(scenario, sets);
+  const Scenario sc = load_scenario(scenario, sets);
   spdlog::info("loaded {}", sc.path);
-  core::PholdParams p = *sc.phold;
-  p.trace_hash = true;
-  print_phold(p, core::run_phold(p));
+  if (sc.phold) {
+    core::PholdParams p = *sc.phold;
+    p.trace_hash = true;
+    print_phold(p, core::run_phold(p));
+    return 0;
+  }
+  const NetScenario& ns = *sc.net;
+  std::printf("%s", describe(sc).c_str());
+  net::Network network(ns.topology, ns.network, ns.flows);
+  const net::NetworkResult r = network.run(ns.run);
+  std::printf("%s", network_summary(ns.topology, ns.flows, r).c_str());
+  if (!out_dir.empty()) {
+    write_atomically(out_dir, "flows.csv", flows_csv(ns.topology, ns.flows, r));
+    write_atomically(out_dir, "ports.csv", ports_csv(ns.topology, r));
+    write_atomically(out_dir, "results.json", results_json(sc, r));
+    std::printf("wrote %s/{flows.csv,ports.csv,results.json}\n", out_dir.c_str());
+  }
   return 0;
 }
 

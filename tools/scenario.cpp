@@ -6,186 +6,105 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <sstream>
 
+#include "tools/scenario_parts.hpp"
 #include "tools/units.hpp"
 
 namespace fabricsim::tools {
 namespace {
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
+// A copy without positions: a value from --set is not at any line of the file, and errors
+// about it must quote the --set instead (see Section::location).
+YAML::Node unmarked(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar:
+      return YAML::Node(n.Scalar());
+    case YAML::NodeType::Sequence: {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (const YAML::Node& item : n) out.push_back(unmarked(item));
+      return out;
     }
+    case YAML::NodeType::Map: {
+      YAML::Node out(YAML::NodeType::Map);
+      for (const auto& kv : n) out[kv.first.Scalar()] = unmarked(kv.second);
+      return out;
+    }
+    default:
+      return YAML::Node(YAML::NodeType::Null);
   }
-  return row[b.size()];
 }
 
-// Reads one YAML mapping strictly; remembers the file name and the key path for messages.
-class Section {
- public:
-  Section(const YAML::Node& node, std::string file, std::string path)
-      : node_(node), file_(std::move(file)), path_(std::move(path)) {
-    if (node_ && !node_.IsNull() && !node_.IsMap())
-      fail(node_, "must be a mapping of keys to values");
-  }
+bool is_index(const std::string& s) {
+  return !s.empty() && s.size() < 9 && std::all_of(s.begin(), s.end(), ::isdigit);
+}
 
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& what) const {
-    const YAML::Mark m = at.Mark();
-    if (m.line >= 0) {
-      throw ScenarioError(
-          fmt::format("{}:{}:{}: '{}' {}", file_, m.line + 1, m.column + 1, path_, what));
-    }
-    throw ScenarioError(fmt::format("{}: '{}' {}", file_, path_, what));
-  }
-
-  // Every key present must be one of `allowed`.
-  void only(std::initializer_list<const char*> allowed) const {
-    if (!node_ || !node_.IsMap()) return;
-    for (const auto& kv : node_) {
-      const std::string key = kv.first.as<std::string>();
-      if (std::any_of(allowed.begin(), allowed.end(), [&](const char* k) { return key == k; })) {
-        continue;
-      }
-      std::string best;
-      std::size_t best_d = std::numeric_limits<std::size_t>::max();
-      for (const char* k : allowed) {
-        const std::size_t d = edit_distance(key, k);
-        if (d < best_d) best_d = d, best = k;
-      }
-      std::string valid;
-      for (const char* k : allowed) valid += std::string(valid.empty() ? "" : ", ") + k;
-      const YAML::Mark m = kv.first.Mark();
-      throw ScenarioError(fmt::format("{}:{}:{}: unknown key '{}' in '{}'{}; valid keys: {}", file_,
-                                      m.line + 1, m.column + 1, key, path_,
-                                      best_d <= 3 ? " (did you mean '" + best + "'?)" : "", valid));
-    }
-  }
-
-  Section sub(const char* key) const {
-    return Section(node_ ? node_[key] : YAML::Node(), file_, join(key));
-  }
-  bool has(const char* key) const { return node_ && node_.IsMap() && node_[key]; }
-
-  std::uint64_t uint(const char* key, std::uint64_t def, std::uint64_t min,
-                     std::uint64_t max) const {
-    if (!has(key)) return def;
-    const YAML::Node v = node_[key];
-    const std::string text = scalar(v, key);
-    std::uint64_t out = 0;
-    std::size_t used = 0;
-    try {
-      if (!text.empty() && text[0] != '-') out = std::stoull(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size()) {
-      at(key).fail(v, fmt::format("must be a whole number, got '{}'", text));
-    }
-    if (out < min || out > max) {
-      at(key).fail(v, fmt::format("must be between {} and {}, got {}", min, max, out));
-    }
-    return out;
-  }
-
-  core::Time time(const char* key, core::Time def, core::Time min) const {
-    if (!has(key)) return def;
-    const YAML::Node v = node_[key];
-    core::Time t = 0;
-    try {
-      t = parse_time(scalar(v, key));
-    } catch (const std::invalid_argument& e) {
-      at(key).fail(v, e.what());
-    }
-    if (t < min) {
-      at(key).fail(v, fmt::format("must be at least {}, got {}", core::format_time(min),
-                                  core::format_time(t)));
-    }
-    return t;
-  }
-
- private:
-  std::string join(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
-  Section at(const char* key) const { return Section(YAML::Node(), file_, join(key)); }
-  std::string scalar(const YAML::Node& v, const char* key) const {
-    if (!v.IsScalar()) at(key).fail(v, "must be a single value");
-    return v.Scalar();
-  }
-
-  YAML::Node node_;
-  std::string file_;
-  std::string path_;
-};
-
-void apply_override(YAML::Node& root, const std::string& assignment) {
+void apply_override(YAML::Node& root, const std::string& assignment, ParseContext& ctx) {
+  const auto bad = [&](const std::string& why) {
+    return ScenarioError(fmt::format("{}: --set {}: {}", ctx.file, assignment, why));
+  };
   const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw ScenarioError("--set '" + assignment + "': expected key.path=value");
-  }
+  if (eq == std::string::npos || eq == 0) throw bad("expected key.path=value");
   const std::string path = assignment.substr(0, eq);
   YAML::Node value;
   try {
-    value = YAML::Load(assignment.substr(eq + 1));
+    value = unmarked(YAML::Load(assignment.substr(eq + 1)));
   } catch (const YAML::Exception& e) {
-    throw ScenarioError("--set '" + assignment + "': " + e.msg);
+    throw bad(e.msg);
   }
   std::vector<std::string> parts;
   std::stringstream ss(path);
   for (std::string part; std::getline(ss, part, '.');) {
-    if (part.empty()) throw ScenarioError("--set '" + assignment + "': empty key in path");
+    if (part.empty()) throw bad("empty key in path");
     parts.push_back(part);
   }
-  // yaml-cpp nodes are handles: walking with operator[] on a copy descends in place.
+  if (path.back() == '.') throw bad("empty key in path");
+  // yaml-cpp nodes are handles: walking with operator[] on a copy descends in place. List items
+  // are addressed by index ("workload.flows.list.0.size") and named as in messages ("list[0]").
   std::vector<YAML::Node> chain{root};
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    YAML::Node child = chain.back()[parts[i]];
-    if (child && !child.IsMap()) {
-      throw ScenarioError("--set '" + assignment + "': '" + parts[i] + "' is not a section");
+  std::string shown;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    YAML::Node& at = chain.back();
+    const bool last = i + 1 == parts.size();
+    if (at.IsSequence()) {
+      if (!is_index(parts[i]) || std::stoul(parts[i]) >= at.size()) {
+        throw bad(fmt::format("'{}' is a list of {}: address an item by index, e.g. {}.0", shown,
+                              at.size(), shown));
+      }
+      const std::size_t idx = std::stoul(parts[i]);
+      shown += "[" + parts[i] + "]";
+      if (last) {
+        at[idx] = value;
+      } else {
+        chain.push_back(at[idx]);
+      }
+      continue;
     }
-    chain.push_back(child);
+    if (at.IsDefined() && !at.IsNull() && !at.IsMap()) {
+      throw bad(fmt::format("'{}' is a single value, not a section", shown));
+    }
+    shown += (shown.empty() ? "" : ".") + parts[i];
+    if (last) {
+      at[parts[i]] = value;
+    } else {
+      chain.push_back(at[parts[i]]);
+    }
   }
-  chain.back()[parts.back()] = value;
+  ctx.overrides.emplace_back(shown, assignment);
 }
 
-}  // namespace
-
-Scenario parse_scenario(const std::string& text, const std::string& name,
-                        const std::vector<std::string>& overrides) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw ScenarioError(fmt::format("{}:{}:{}: not valid YAML: {}", name, e.mark.line + 1,
-                                    e.mark.column + 1, e.msg));
-  }
-  if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  for (const std::string& o : overrides) apply_override(root, o);
-
-  Scenario sc;
-  sc.path = name;
-  const Section top(root, name, "");
-  top.only({"simulation", "workload"});
-
-  const Section sim = top.sub("simulation");
+SimulationSection read_simulation(const Section& sim, core::Time default_end) {
   sim.only({"seed", "end", "threads", "lps"});
-  sc.simulation.seed = sim.uint("seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
-  sc.simulation.end = sim.time("end", core::kMillisecond, 1);
-  sc.simulation.threads = static_cast<unsigned>(sim.uint("threads", 1, 1, 1024));
-  sc.simulation.lps = static_cast<std::uint32_t>(sim.uint("lps", 0, 0, 1u << 20));
+  SimulationSection s;
+  s.seed = sim.uint("seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
+  s.end = sim.time("end", default_end, 1);
+  s.threads = static_cast<unsigned>(sim.uint("threads", 1, 1, 1024));
+  s.lps = static_cast<std::uint32_t>(sim.uint("lps", 0, 0, 1u << 20));
+  return s;
+}
 
-  const Section wl = top.sub("workload");
-  wl.only({"phold"});
-  if (!wl.has("phold")) {
-    top.fail(root, "needs a workload: this version runs 'workload.phold' scenarios");
-  }
-  const Section ph = wl.sub("phold");
+core::PholdParams read_phold(const Section& ph, const SimulationSection& sim, const Section& s) {
   ph.only({"nodes", "events_per_node", "lookahead", "mean_delay"});
   core::PholdParams p;
   p.nodes = static_cast<std::uint32_t>(ph.uint("nodes", p.nodes, 1, 1u << 24));
@@ -193,15 +112,82 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
       static_cast<std::uint32_t>(ph.uint("events_per_node", p.events_per_node, 1, 1u << 16));
   p.lookahead = ph.time("lookahead", p.lookahead, 1);
   p.mean_delay = ph.time("mean_delay", p.mean_delay, 0);
-  p.end = sc.simulation.end;
-  p.seed = sc.simulation.seed;
-  p.threads = sc.simulation.threads;
-  p.lps = sc.simulation.lps ? sc.simulation.lps : std::min<std::uint32_t>(p.nodes, 16 * p.threads);
+  p.end = sim.end;
+  p.seed = sim.seed;
+  p.threads = sim.threads;
+  p.lps = sim.lps ? sim.lps : std::min<std::uint32_t>(p.nodes, 16 * p.threads);
   if (p.lps > p.nodes) {
-    sim.fail(root["simulation"]["lps"],
-             fmt::format("lps = {} exceeds the {} PHOLD nodes", p.lps, p.nodes));
+    s.fail_key("lps", fmt::format("lps = {} exceeds the {} PHOLD nodes", p.lps, p.nodes));
   }
-  sc.phold = p;
+  return p;
+}
+
+Scenario parse(const std::string& text, ParseContext& ctx,
+               const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ScenarioError(fmt::format("{}:{}:{}: not valid YAML: {}", ctx.file, e.mark.line + 1,
+                                    e.mark.column + 1, e.msg));
+  }
+  if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  const Section check(root, ctx, "");  // before --set walks into it
+  for (const std::string& o : overrides) apply_override(root, o, ctx);
+
+  Scenario sc;
+  sc.path = ctx.file;
+  const Section top(root, ctx, "");
+  top.only({"simulation", "cluster", "network", "workload"});
+  const Section wl = top.sub("workload");
+  wl.only({"phold", "flows"});
+  if (wl.has("phold") == wl.has("flows")) {
+    top.fail(wl.present() ? wl.node() : root,
+             wl.has("phold") ? "has both workload.phold and workload.flows: pick one"
+                             : "needs a workload: 'workload.phold' (kernel benchmark) or "
+                               "'workload.flows' (a network run)");
+  }
+  const bool flows = wl.has("flows");
+  // A network run ends when its last flow does, unless the scenario cuts it short.
+  sc.simulation =
+      read_simulation(top.sub("simulation"), flows ? core::kTimeMax : core::kMillisecond);
+
+  if (!flows) {
+    for (const char* key : {"cluster", "network"}) {
+      if (top.has(key)) top.fail_key(key, "is for workload.flows; workload.phold has no network");
+    }
+    sc.phold = read_phold(wl.sub("phold"), sc.simulation, top.sub("simulation"));
+    return sc;
+  }
+  if (!top.has("cluster")) top.fail_key("cluster", "is required for a flows workload");
+  NetScenario net;
+  net.topology = read_cluster(top.sub("cluster"));
+  net.network = read_network(top.sub("network"));
+  net.flows = read_flows(wl.sub("flows"), net.topology, sc.simulation.seed);
+  net.run.seed = sc.simulation.seed;
+  net.run.threads = sc.simulation.threads;
+  net.run.end = sc.simulation.end;
+  // Four LPs per thread leave the scheduler room to balance uneven LPs; the partitioner
+  // clamps to what the topology can use.
+  net.run.lps = sc.simulation.lps ? sc.simulation.lps : 4 * sc.simulation.threads;
+  sc.net = std::move(net);
+  return sc;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& text, const std::string& name,
+                        const std::vector<std::string>& overrides) {
+  ParseContext ctx;
+  ctx.file = name;
+  Scenario sc;
+  try {
+    sc = parse(text, ctx, overrides);
+  } catch (const YAML::Exception& e) {
+    // Only reached on a yaml-cpp surprise: every expected problem is reported by a Section.
+    throw ScenarioError(fmt::format("{}: {}", name, e.what()));
+  }
+  if (sc.net) sc.net->resolved = std::move(ctx.resolved);
   return sc;
 }
 
@@ -211,6 +197,41 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   std::stringstream buf;
   buf << in.rdbuf();
   return parse_scenario(buf.str(), path, overrides);
+}
+
+std::string describe(const Scenario& sc) {
+  if (sc.phold) {
+    const core::PholdParams& p = *sc.phold;
+    return fmt::format(
+        "phold: {} nodes x {} events, lookahead {}, mean delay {}\nrun: seed {}, "
+        "{} threads, {} LPs, end {}\n",
+        p.nodes, p.events_per_node, core::format_time(p.lookahead), core::format_time(p.mean_delay),
+        p.seed, p.threads, p.lps, core::format_time(p.end));
+  }
+  if (!sc.net) return "empty scenario\n";
+  const NetScenario& n = *sc.net;
+  const auto value = [&](std::string_view key) -> std::string {
+    for (const ResolvedKey& r : n.resolved) {
+      if (r.key == key) return r.value;
+    }
+    return "?";
+  };
+  const std::size_t switches = n.topology.nodes.size() - n.topology.nics.size();
+  const std::uint64_t bytes =
+      std::accumulate(n.flows.begin(), n.flows.end(), std::uint64_t{0},
+                      [](std::uint64_t a, const net::FlowSpec& f) { return a + f.bytes; });
+  const net::NetworkConfig& c = n.network;
+  return fmt::format(
+      "cluster: {}, {} hosts, {} NICs, {} switch{}, {} links\n"
+      "network: cc {}, routing {}, mtu {}, {}, ECN {}\n"
+      "flows: {} {} flows, {} in total\n"
+      "run: seed {}, {} threads, up to {} LPs, end {}\n",
+      n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), switches,
+      switches == 1 ? "" : "es", n.topology.links.size(), net::cc::name(c.cc.kind),
+      value("network.routing"), format_bytes(c.nic.mtu), c.sw.pfc ? "lossless (PFC)" : "lossy",
+      c.sw.ecn ? "on" : "off", n.flows.size(), value("workload.flows.pattern"), format_bytes(bytes),
+      n.run.seed, n.run.threads, n.run.lps,
+      n.run.end == core::kTimeMax ? "when all flows finish" : core::format_time(n.run.end));
 }
 
 }  // namespace fabricsim::tools

@@ -1,12 +1,16 @@
 #pragma once
 // A scenario file, parsed strictly: every key known, every quantity with its unit, every
 // error naming the file, line, column and key.
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/phold.hpp"
+#include "net/config.hpp"
+#include "net/network.hpp"
+#include "net/topology/topology.hpp"
 
 namespace fabricsim::tools {
 
@@ -17,15 +21,35 @@ class ScenarioError : public std::runtime_error {
 
 struct SimulationSection {
   std::uint64_t seed = 1;
-  core::Time end = core::kMillisecond;
+  core::Time end = core::kMillisecond;  // network scenarios: core::kTimeMax unless given
   unsigned threads = 1;
   std::uint32_t lps = 0;  // 0: chosen from the thread count
+};
+
+// One key of the resolved configuration, as it would be written in a scenario file
+// ("network.mtu", "4096B"); `given` is false for a default.
+struct ResolvedKey {
+  std::string key;
+  std::string value;
+  bool given = false;
+};
+
+// A packet-level network run: cluster + network + workload.flows.
+struct NetScenario {
+  net::Topology topology;
+  net::NetworkConfig network;
+  std::vector<net::FlowSpec> flows;
+  net::RunOptions run;
+  // Every simulation, cluster, network and workload key with its value, defaults included,
+  // in file order: what results.json echoes.
+  std::vector<ResolvedKey> resolved;
 };
 
 struct Scenario {
   std::string path;
   SimulationSection simulation;
   std::optional<core::PholdParams> phold;  // workload.phold
+  std::optional<NetScenario> net;          // cluster + workload.flows
 };
 
 // Loads `path`, applying `overrides` ("a.b.c=value", as given to --set) before validation.
@@ -34,5 +58,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 // The same from text; `name` stands for the file in messages.
 Scenario parse_scenario(const std::string& text, const std::string& name,
                         const std::vector<std::string>& overrides = {});
+
+// A few lines for the terminal: topology kind, node/link/NIC counts, cc, routing, flows (or
+// the PHOLD parameters).
+std::string describe(const Scenario& sc);
 
 }  // namespace fabricsim::tools

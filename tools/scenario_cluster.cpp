@@ -1,0 +1,264 @@
+// The `cluster` section: which topology builder, with which parameters.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "net/topology/build.hpp"
+#include "net/topology/validate.hpp"
+#include "tools/scenario_parts.hpp"
+
+namespace fabricsim::tools {
+namespace {
+
+// Generous ceilings that keep a typo (an extra digit or three) from exhausting memory before
+// any other check can speak.
+constexpr std::uint64_t kMaxCount = 1u << 20;
+constexpr std::uint64_t kMaxNics = 1u << 22;
+
+struct KindKeys {
+  std::string_view kind;
+  std::vector<std::string_view> keys;  // besides topology, host and nic_link
+};
+
+std::vector<KindKeys> kind_keys() {
+  return {
+      {"single", {"hosts"}},
+      {"fat_tree", {"leaves", "hosts_per_leaf", "spines", "oversubscription", "uplink"}},
+      {"fat_tree_3tier", {"k", "edge_agg", "agg_core"}},
+      {"rail_optimized", {"hosts", "hosts_per_group", "spines", "links_per_spine", "uplink"}},
+      {"dragonfly",
+       {"groups", "routers_per_group", "hosts_per_router", "global_links_per_router", "local",
+        "global"}},
+      {"torus", {"dims", "hosts_per_switch", "link"}},
+      {"mesh", {"dims", "hosts_per_switch", "link"}},
+      {"custom", {"switches", "hosts", "links"}},
+  };
+}
+
+net::LinkParams read_link(const Section& parent, const char* key) {
+  if (!parent.has(key)) {
+    parent.fail_key(key,
+                    fmt::format("is required: add e.g. '{}: {{rate: 100Gbps, delay: 1us}}'", key));
+  }
+  const Section s = parent.sub(key);
+  s.only({"rate", "delay"});
+  net::LinkParams l;
+  l.rate = s.rate("rate", std::nullopt);
+  // Zero-length cables do not exist, and a zero delay between LPs leaves the conservative
+  // kernel no lookahead.
+  l.delay = s.time("delay", std::nullopt, 1);
+  return l;
+}
+
+net::HostParams read_host(const Section& s) {
+  s.only({"gpus", "nics", "gpu_link", "gpu_latency", "intra", "gpu_to_nic"});
+  const net::HostParams def;
+  net::HostParams h;
+  h.gpus = static_cast<std::uint32_t>(s.uint("gpus", def.gpus, 0, 1024));
+  h.nics = static_cast<std::uint32_t>(s.uint("nics", def.nics, 1, 256));
+  // Only GPUs need the intra-host fabric: with gpus: 0 (a network-only study) it may be left out.
+  const bool need = h.gpus > 0;
+  for (const char* key : {"gpu_link", "gpu_latency"}) {
+    if (need && !s.has(key)) {
+      s.fail_key(key, fmt::format("is required for hosts with GPUs (gpus: {}): add e.g. "
+                                  "'{}', or set gpus: 0 for a network-only run",
+                                  h.gpus,
+                                  key == std::string("gpu_link") ? "gpu_link: 450GBps"
+                                                                 : "gpu_latency: 25ns"));
+    }
+  }
+  h.gpu_link_rate = need || s.has("gpu_link") ? s.rate("gpu_link", std::nullopt) : 0;
+  h.gpu_link_latency =
+      need || s.has("gpu_latency") ? s.time("gpu_latency", std::nullopt, 0) : def.gpu_link_latency;
+  h.intra = s.choice("intra", "nvswitch", {"nvswitch", "pcie"}) == "pcie"
+                ? net::IntraHost::kPcie
+                : net::IntraHost::kNvSwitch;
+  if (s.has("gpu_to_nic")) {
+    h.gpu_to_nic = s.uints("gpu_to_nic", 0, h.nics - 1);
+    if (h.gpu_to_nic.size() != h.gpus) {
+      s.fail_key("gpu_to_nic", fmt::format("has {} entries but the host has {} GPUs",
+                                           h.gpu_to_nic.size(), h.gpus));
+    }
+  }
+  return h;
+}
+
+std::uint32_t count(const Section& s, const char* key, std::optional<std::uint64_t> def,
+                    std::uint64_t min = 1) {
+  return static_cast<std::uint32_t>(s.uint(key, def, min, kMaxCount));
+}
+
+void check_nics(const Section& c, std::uint64_t hosts, const net::HostParams& h) {
+  if (hosts * h.nics > kMaxNics) {
+    c.fail(c.node(), fmt::format("describes {} hosts x {} NICs, more than the {} NICs this "
+                                 "version supports",
+                                 hosts, h.nics, kMaxNics));
+  }
+}
+
+net::Topology build_custom(const Section& c, const net::HostParams& host) {
+  net::CustomParams p;
+  for (const Section& s : c.items("switches")) {
+    s.only({"name", "tier", "group"});
+    net::CustomSwitch sw;
+    sw.name = s.text("name");
+    sw.tier = static_cast<std::uint8_t>(s.uint("tier", sw.tier, 0, 2));
+    sw.group = static_cast<std::uint32_t>(s.uint("group", sw.group, 0, kMaxCount));
+    p.switches.push_back(std::move(sw));
+  }
+  for (const Section& s : c.items("hosts")) {
+    s.only({"name", "nics", "gpus", "gpu_to_nic"});
+    net::CustomHost h;
+    h.name = s.text("name");
+    h.host = host;
+    h.host.gpus = static_cast<std::uint32_t>(s.uint("gpus", host.gpus, 0, 1024));
+    h.host.nics = static_cast<std::uint32_t>(s.uint("nics", host.nics, 1, 256));
+    if (h.host.gpus > 0 && h.host.gpu_link_rate == 0) {
+      s.fail_key("gpus", "needs cluster.host.gpu_link and cluster.host.gpu_latency");
+    }
+    if (s.has("gpu_to_nic")) {
+      h.host.gpu_to_nic = s.uints("gpu_to_nic", 0, h.host.nics - 1);
+    } else if (h.host.gpus != host.gpus || h.host.nics != host.nics) {
+      h.host.gpu_to_nic.clear();  // cluster.host's map was for another shape
+    }
+    if (!h.host.gpu_to_nic.empty() && h.host.gpu_to_nic.size() != h.host.gpus) {
+      s.fail_key("gpu_to_nic", fmt::format("has {} entries but the host has {} GPUs",
+                                           h.host.gpu_to_nic.size(), h.host.gpus));
+    }
+    p.hosts.push_back(std::move(h));
+  }
+  for (const Section& s : c.items("links")) {
+    s.only({"a", "b", "rate", "delay"});
+    net::CustomLink l;
+    l.a = s.text("a");
+    l.b = s.text("b");
+    l.link.rate = s.rate("rate", std::nullopt);
+    l.link.delay = s.time("delay", std::nullopt, 1);
+    p.links.push_back(std::move(l));
+  }
+  if (p.hosts.empty()) c.fail_key("hosts", "must list at least one host, e.g. [{name: h0}]");
+  return net::custom(p);
+}
+
+net::Topology build(const Section& c, const std::string& kind) {
+  const net::HostParams host = read_host(c.sub("host"));
+  if (kind == "custom") return build_custom(c, host);
+  const net::LinkParams nic = read_link(c, "nic_link");
+  if (kind == "single") {
+    net::SingleParams p;
+    p.hosts = count(c, "hosts", std::nullopt);
+    p.host = host;
+    p.nic = nic;
+    check_nics(c, p.hosts, host);
+    return net::single(p);
+  }
+  if (kind == "fat_tree") {
+    const net::FatTreeParams def;
+    net::FatTreeParams p;
+    p.leaves = count(c, "leaves", std::nullopt);
+    p.hosts_per_leaf = count(c, "hosts_per_leaf", std::nullopt);
+    p.spines = count(c, "spines", def.spines, 0);
+    p.oversubscription = c.real("oversubscription", def.oversubscription, 0, 1024, true);
+    p.host = host;
+    p.nic = nic;
+    p.uplink = read_link(c, "uplink");
+    check_nics(c, std::uint64_t{p.leaves} * p.hosts_per_leaf, host);
+    return net::fat_tree(p);
+  }
+  if (kind == "fat_tree_3tier") {
+    net::KaryFatTreeParams p;
+    p.k = count(c, "k", std::nullopt, 2);
+    if (p.k % 2 != 0) c.fail_key("k", fmt::format("must be even, got {}", p.k));
+    p.host = host;
+    p.nic = nic;
+    p.edge_agg = read_link(c, "edge_agg");
+    p.agg_core = read_link(c, "agg_core");
+    check_nics(c, std::uint64_t{p.k} * p.k * p.k / 4, host);
+    return net::fat_tree_3tier(p);
+  }
+  if (kind == "rail_optimized") {
+    const net::RailParams def;
+    net::RailParams p;
+    p.hosts = count(c, "hosts", std::nullopt);
+    p.hosts_per_group = count(c, "hosts_per_group", std::nullopt);
+    p.spines = count(c, "spines", std::nullopt);
+    p.links_per_spine = count(c, "links_per_spine", def.links_per_spine);
+    p.host = host;
+    p.nic = nic;
+    p.uplink = read_link(c, "uplink");
+    check_nics(c, p.hosts, host);
+    return net::rail_optimized(p);
+  }
+  if (kind == "dragonfly") {
+    net::DragonflyParams p;
+    p.groups = count(c, "groups", std::nullopt);
+    p.routers_per_group = count(c, "routers_per_group", std::nullopt);
+    p.hosts_per_router = count(c, "hosts_per_router", std::nullopt);
+    p.global_links_per_router = count(c, "global_links_per_router", std::nullopt, 0);
+    p.host = host;
+    p.nic = nic;
+    p.local = read_link(c, "local");
+    p.global = read_link(c, "global");
+    check_nics(c, std::uint64_t{p.groups} * p.routers_per_group * p.hosts_per_router, host);
+    return net::dragonfly(p);
+  }
+  // torus or mesh
+  net::TorusParams p;
+  p.wraparound = kind == "torus";
+  if (!c.has("dims")) c.fail_key("dims", "is required: add e.g. 'dims: [4, 4]'");
+  p.dims = c.uints("dims", 1, 1024);
+  if (p.dims.size() != 2 && p.dims.size() != 3) {
+    c.fail_key("dims", fmt::format("must have 2 or 3 sizes, got {}", p.dims.size()));
+  }
+  p.hosts_per_switch = count(c, "hosts_per_switch", std::nullopt);
+  p.host = host;
+  p.nic = nic;
+  p.link = read_link(c, "link");
+  std::uint64_t switches = 1;
+  for (std::uint32_t d : p.dims) switches *= d;
+  check_nics(c, switches * p.hosts_per_switch, host);
+  return net::torus(p);
+}
+
+}  // namespace
+
+net::Topology read_cluster(const Section& c) {
+  if (!c.present()) c.fail(c.node(), "is required for a flows workload");
+  const std::vector<KindKeys> table = kind_keys();
+  if (!c.has("topology")) {
+    c.fail_key("topology",
+               "is required: one of single, fat_tree, fat_tree_3tier, "
+               "rail_optimized, dragonfly, torus, mesh, custom");
+  }
+  const std::string kind = c.choice("topology", std::nullopt,
+                                    {"single", "fat_tree", "fat_tree_3tier", "rail_optimized",
+                                     "dragonfly", "torus", "mesh", "custom"});
+  const auto mine =
+      std::find_if(table.begin(), table.end(), [&](const KindKeys& k) { return k.kind == kind; });
+  std::vector<std::string_view> allowed{"topology", "host"};
+  if (kind != "custom") allowed.push_back("nic_link");
+  allowed.insert(allowed.end(), mine->keys.begin(), mine->keys.end());
+  c.only(allowed, [&](const std::string& key) -> std::string {
+    std::string owners;
+    for (const KindKeys& k : table) {
+      if (std::find(k.keys.begin(), k.keys.end(), key) != k.keys.end()) {
+        owners += std::string(owners.empty() ? "" : ", ") + std::string(k.kind);
+      }
+    }
+    if (key == "nic_link") return "topology custom gives every link its rate and delay in 'links'";
+    if (owners.empty()) return "";
+    return fmt::format("topology {} does not use it (it belongs to {})", kind, owners);
+  });
+  net::Topology topo;
+  try {
+    topo = build(c, kind);
+    net::validate(topo);
+  } catch (const net::TopologyError& e) {
+    c.fail_key("topology", fmt::format("cannot be built: {}", e.what()));
+  }
+  return topo;
+}
+
+}  // namespace fabricsim::tools

@@ -1,0 +1,90 @@
+// `workload.flows`: flow patterns on the built cluster's NICs (net/flows.hpp).
+#include <fmt/format.h>
+
+#include <limits>
+#include <string>
+
+#include "net/flows.hpp"
+#include "tools/scenario_parts.hpp"
+
+namespace fabricsim::tools {
+namespace {
+
+// Keeps an all_to_all on a large cluster from allocating gigabytes before anything runs.
+constexpr std::uint64_t kMaxFlows = 1u << 26;
+constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::uint64_t>::max();
+
+std::uint32_t nic_index(const Section& s, const char* key, std::uint32_t nics) {
+  const std::uint64_t v = s.uint(key, std::nullopt, 0, std::numeric_limits<std::uint32_t>::max());
+  if (v >= nics) {
+    s.fail_key(key,
+               fmt::format("is NIC {} but the cluster has {} NICs (0 to {})", v, nics, nics - 1));
+  }
+  return static_cast<std::uint32_t>(v);
+}
+
+}  // namespace
+
+std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& topo,
+                                      std::uint64_t seed) {
+  const auto nics = static_cast<std::uint32_t>(topo.nics.size());
+  if (!s.has("pattern")) {
+    s.fail_key("pattern", "is required: one of incast, permutation, all_to_all, list");
+  }
+  const std::string pattern =
+      s.choice("pattern", std::nullopt, {"incast", "permutation", "all_to_all", "list"});
+  // Keys of the other patterns get a pointed message rather than a spelling hint.
+  const Section::Foreign foreign = [&](const std::string& key) -> std::string {
+    if (key == "receiver" || key == "senders") return "only pattern incast uses it";
+    if (key == "list") return "only pattern list uses it";
+    if (key == "size" || key == "start") return "pattern list gives them per flow";
+    return "";
+  };
+  if (pattern == "list") {
+    s.only({"pattern", "list"}, foreign);
+    if (!s.has("list")) s.fail_key("list", "is required: e.g. [{src: 0, dst: 1, size: 1MB}]");
+    std::vector<net::FlowSpec> out;
+    for (const Section& f : s.items("list")) {
+      f.only({"src", "dst", "size", "start"});
+      net::FlowSpec fs;
+      fs.src_nic = nic_index(f, "src", nics);
+      fs.dst_nic = nic_index(f, "dst", nics);
+      if (fs.src_nic == fs.dst_nic) {
+        f.fail_key("dst", fmt::format("is the source NIC {}: a flow needs two NICs", fs.src_nic));
+      }
+      fs.bytes = f.bytes("size", std::nullopt, 1, kMaxBytes);
+      fs.start = f.time("start", 0, 0);
+      out.push_back(fs);
+    }
+    if (out.empty()) s.fail_key("list", "is empty: list at least one flow");
+    return out;
+  }
+
+  if (pattern == "incast") {
+    s.only({"pattern", "size", "start", "receiver", "senders"}, foreign);
+  } else {
+    s.only({"pattern", "size", "start"}, foreign);
+  }
+  const std::uint64_t size = s.bytes("size", std::nullopt, 1, kMaxBytes);
+  const core::Time start = s.time("start", 0, 0);
+  if (nics < 2)
+    s.fail_key("pattern", fmt::format("needs at least 2 NICs, the cluster has {}", nics));
+  if (pattern == "incast") {
+    const std::uint32_t receiver = nic_index(s, "receiver", nics);
+    const std::uint64_t senders = s.uint("senders", std::nullopt, 1, kMaxFlows);
+    if (senders >= nics) {
+      s.fail_key("senders", fmt::format("is {} but only {} of the cluster's {} NICs are not the "
+                                        "receiver",
+                                        senders, nics - 1, nics));
+    }
+    return net::incast(nics, receiver, static_cast<std::uint32_t>(senders), size, start);
+  }
+  if (pattern == "permutation") return net::permutation(nics, size, start, seed);
+  if (std::uint64_t{nics} * (nics - 1) > kMaxFlows) {
+    s.fail_key("pattern", fmt::format("all_to_all on {} NICs is {} flows, more than {}", nics,
+                                      std::uint64_t{nics} * (nics - 1), kMaxFlows));
+  }
+  return net::all_to_all(nics, size, start);
+}
+
+}  // namespace fabricsim::tools

@@ -1,0 +1,155 @@
+// The `network` section: switch buffers, PFC, ECN, routing, NIC transport and congestion
+// control. Every default is the C++ struct's (net/config.hpp, net/cc/params.hpp).
+#include <fmt/format.h>
+
+#include <limits>
+#include <string>
+
+#include "tools/scenario_parts.hpp"
+#include "tools/units.hpp"
+
+namespace fabricsim::tools {
+namespace {
+
+constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kMaxCount = 1u << 20;
+
+net::cc::DcqcnParams read_dcqcn(const Section& s) {
+  s.only({"g", "alpha_init", "alpha_period", "increase_period", "byte_counter",
+          "fast_recovery_steps", "rate_ai", "rate_hai", "min_rate", "cnp_interval"});
+  const net::cc::DcqcnParams d;
+  net::cc::DcqcnParams p;
+  p.g = s.real("g", d.g, 0, 1, true);
+  p.alpha_init = s.real("alpha_init", d.alpha_init, 0, 1);
+  p.alpha_period = s.time("alpha_period", d.alpha_period, 1);
+  p.increase_period = s.time("increase_period", d.increase_period, 1);
+  p.byte_counter = s.bytes("byte_counter", d.byte_counter, 0, kMaxBytes);  // 0B: timer only
+  p.fast_recovery_steps =
+      static_cast<std::uint32_t>(s.uint("fast_recovery_steps", d.fast_recovery_steps, 0, 1024));
+  p.rate_ai = s.rate("rate_ai", d.rate_ai);
+  p.rate_hai = s.rate("rate_hai", d.rate_hai);
+  p.min_rate = s.rate("min_rate", d.min_rate);
+  p.cnp_interval = s.time("cnp_interval", d.cnp_interval, 0);
+  return p;
+}
+
+net::cc::HpccParams read_hpcc(const Section& s) {
+  s.only({"eta", "max_stage", "w_ai_fraction", "min_rate"});
+  const net::cc::HpccParams d;
+  net::cc::HpccParams p;
+  p.eta = s.real("eta", d.eta, 0, 1, true);
+  p.max_stage = static_cast<std::uint32_t>(s.uint("max_stage", d.max_stage, 0, 1024));
+  p.w_ai_fraction = s.real("w_ai_fraction", d.w_ai_fraction, 0, 1);
+  if (p.w_ai_fraction >= 1) s.fail_key("w_ai_fraction", "must be below 1 (a fraction of W_init)");
+  p.min_rate = s.rate("min_rate", d.min_rate);
+  return p;
+}
+
+net::cc::DctcpParams read_dctcp(const Section& s) {
+  s.only({"g", "alpha_init"});
+  const net::cc::DctcpParams d;
+  net::cc::DctcpParams p;
+  p.g = s.real("g", d.g, 0, 1, true);
+  p.alpha_init = s.real("alpha_init", d.alpha_init, 0, 1);
+  return p;
+}
+
+net::cc::TimelyParams read_timely(const Section& s) {
+  s.only({"t_low", "t_high", "min_rtt", "delta", "beta", "ewma_alpha", "hai_after", "hai_factor",
+          "segment_bytes", "min_rate"});
+  const net::cc::TimelyParams d;
+  net::cc::TimelyParams p;
+  p.t_low = s.time("t_low", d.t_low, 1);
+  p.t_high = s.time("t_high", d.t_high, 1);
+  if (p.t_high <= p.t_low) {
+    s.fail_key("t_high", fmt::format("must be above t_low ({})", format_time_exact(p.t_low)));
+  }
+  p.min_rtt = s.time("min_rtt", d.min_rtt, 1);
+  p.delta = s.rate("delta", d.delta);
+  p.beta = s.real("beta", d.beta, 0, 1, true);
+  p.ewma_alpha = s.real("ewma_alpha", d.ewma_alpha, 0, 1, true);
+  p.hai_after = static_cast<std::uint32_t>(s.uint("hai_after", d.hai_after, 0, kMaxCount));
+  p.hai_factor = static_cast<std::uint32_t>(s.uint("hai_factor", d.hai_factor, 1, kMaxCount));
+  p.segment_bytes = s.bytes("segment_bytes", d.segment_bytes, 0, kMaxBytes);  // 0B: every ACK
+  p.min_rate = s.rate("min_rate", d.min_rate);
+  return p;
+}
+
+}  // namespace
+
+net::NetworkConfig read_network(const Section& s) {
+  s.only({"cc",
+          "routing",
+          "mtu",
+          "ack_every",
+          "rto",
+          "nack_interval",
+          "buffer",
+          "pfc",
+          "pfc_xoff",
+          "pfc_alpha",
+          "pfc_resume_offset",
+          "pfc_headroom_factor",
+          "egress_alpha",
+          "ecn",
+          "ecn_kmin",
+          "ecn_kmax",
+          "ecn_pmax",
+          "dcqcn",
+          "hpcc",
+          "dctcp",
+          "timely"});
+  const net::NetworkConfig def;
+  net::NetworkConfig cfg;
+
+  const std::string cc =
+      s.choice("cc", net::cc::name(def.cc.kind), {"none", "dcqcn", "hpcc", "dctcp", "timely"});
+  cfg.cc.kind = net::cc::parse_kind(cc);
+  // Parameters of an algorithm that does not run would be ignored without a word.
+  for (const char* other : {"dcqcn", "hpcc", "dctcp", "timely"}) {
+    if (cc != other && s.has(other)) {
+      s.fail_key(other, fmt::format("sets {} parameters but network.cc is '{}'", other, cc));
+    }
+  }
+  if (cc == "dcqcn") cfg.cc.dcqcn = read_dcqcn(s.sub("dcqcn"));
+  if (cc == "hpcc") cfg.cc.hpcc = read_hpcc(s.sub("hpcc"));
+  if (cc == "dctcp") cfg.cc.dctcp = read_dctcp(s.sub("dctcp"));
+  if (cc == "timely") cfg.cc.timely = read_timely(s.sub("timely"));
+  if (const char* bad = net::cc::validate(cfg.cc)) s.fail_key("cc", bad);
+
+  const char* routing_default = def.sw.routing == net::Routing::kEcmp    ? "ecmp"
+                                : def.sw.routing == net::Routing::kSpray ? "spray"
+                                                                         : "adaptive";
+  const std::string routing = s.choice("routing", routing_default, {"ecmp", "spray", "adaptive"});
+  cfg.sw.routing = routing == "ecmp"    ? net::Routing::kEcmp
+                   : routing == "spray" ? net::Routing::kSpray
+                                        : net::Routing::kAdaptive;
+
+  // A payload above 64 KiB is no Ethernet frame; 9000B jumbo frames are the largest in use.
+  cfg.nic.mtu = static_cast<std::uint32_t>(s.bytes("mtu", def.nic.mtu, 1, 65536));
+  cfg.nic.ack_every =
+      static_cast<std::uint32_t>(s.uint("ack_every", def.nic.ack_every, 1, kMaxCount));
+  cfg.nic.rto = s.time("rto", def.nic.rto, 1);
+  cfg.nic.nack_interval = s.time("nack_interval", def.nic.nack_interval, 0);
+
+  cfg.sw.buffer_bytes = s.bytes("buffer", def.sw.buffer_bytes, 1, kMaxBytes);
+  cfg.sw.pfc = s.boolean("pfc", def.sw.pfc);
+  cfg.sw.pfc_xoff_bytes = s.bytes("pfc_xoff", def.sw.pfc_xoff_bytes, 0, cfg.sw.buffer_bytes);
+  cfg.sw.pfc_alpha = s.real("pfc_alpha", def.sw.pfc_alpha, 0, 1024, true);
+  cfg.sw.pfc_resume_offset = static_cast<std::uint32_t>(s.bytes(
+      "pfc_resume_offset", def.sw.pfc_resume_offset, 0, std::numeric_limits<std::uint32_t>::max()));
+  cfg.sw.pfc_headroom_factor = s.real("pfc_headroom_factor", def.sw.pfc_headroom_factor, 0, 1024);
+  cfg.sw.egress_alpha = s.real("egress_alpha", def.sw.egress_alpha, 0, 1024, true);
+  cfg.sw.ecn = s.boolean("ecn", def.sw.ecn);
+  cfg.sw.kmin_bytes = s.bytes("ecn_kmin", def.sw.kmin_bytes, 0, kMaxBytes);
+  cfg.sw.kmax_bytes = s.bytes("ecn_kmax", def.sw.kmax_bytes, 0, kMaxBytes);
+  if (cfg.sw.kmin_bytes && cfg.sw.kmax_bytes && cfg.sw.kmin_bytes > cfg.sw.kmax_bytes) {
+    s.fail_key("ecn_kmin",
+               fmt::format("({}) is above ecn_kmax ({})", format_bytes(cfg.sw.kmin_bytes),
+                           format_bytes(cfg.sw.kmax_bytes)));
+  }
+  cfg.sw.pmax = s.real("ecn_pmax", def.sw.pmax, 0, 1);
+  return cfg;
+}
+
+}  // namespace fabricsim::tools

@@ -1,0 +1,92 @@
+#pragma once
+// Strict reading of one YAML mapping: every key known, every quantity with its unit, every
+// error naming the file, line, column and key path (or the --set that supplied the value).
+// Internal to tools/; the scenario readers are its only users.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/time.hpp"
+#include "net/topology/topology.hpp"
+#include "tools/scenario.hpp"
+
+namespace fabricsim::tools {
+
+// Shared by every Section of one parse.
+struct ParseContext {
+  std::string file;
+  // Key path and the --set text that wrote it: values from the command line have no position
+  // in the file, so their errors quote the --set instead.
+  std::vector<std::pair<std::string, std::string>> overrides;
+  std::vector<ResolvedKey> resolved;  // every key read, in reading order
+};
+
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+class Section {
+ public:
+  // For a key that is not allowed here but means something elsewhere: returns why (e.g.
+  // "it belongs to topology fat_tree"), or "" to fall back to the did-you-mean hint.
+  using Foreign = std::function<std::string(const std::string& key)>;
+
+  Section(YAML::Node node, ParseContext& ctx, std::string path);
+
+  const std::string& path() const { return path_; }
+  std::string join(std::string_view key) const;
+  const YAML::Node& node() const { return node_; }
+  bool present() const { return node_ && !node_.IsNull(); }
+  bool has(const char* key) const;
+  ParseContext& context() const { return *ctx_; }
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& what) const;
+  // At the value of `key` when it is present, else at this section; names path.key.
+  [[noreturn]] void fail_key(const char* key, const std::string& what) const;
+
+  // Every key present must be one of `allowed`, and appear once.
+  void only(const std::vector<std::string_view>& allowed, const Foreign& foreign = {}) const;
+  void only(std::initializer_list<std::string_view> allowed) const {
+    only(std::vector<std::string_view>(allowed));
+  }
+
+  Section sub(const char* key) const;
+  // `key` as a sequence of mappings, each named "path.key[i]".
+  std::vector<Section> items(const char* key) const;
+
+  // Typed values. A missing key takes `def`; with no default (std::nullopt) it is an error,
+  // because rates, delays and sizes without a documented default must come from the scenario.
+  std::uint64_t uint(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
+                     std::uint64_t max) const;
+  core::Time time(const char* key, std::optional<core::Time> def, core::Time min) const;
+  std::uint64_t bytes(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
+                      std::uint64_t max) const;
+  net::Bps rate(const char* key, std::optional<net::Bps> def) const;  // at least 1bps
+  // In [lo, hi], or (lo, hi] when `lo_open`.
+  double real(const char* key, std::optional<double> def, double lo, double hi,
+              bool lo_open = false) const;
+  bool boolean(const char* key, std::optional<bool> def) const;
+  std::string choice(const char* key, std::optional<std::string> def,
+                     std::initializer_list<std::string_view> options) const;
+  std::string text(const char* key) const;
+  std::vector<std::uint32_t> uints(const char* key, std::uint32_t min, std::uint32_t max) const;
+
+  // Adds a derived or parsed value to the resolved configuration.
+  void record(std::string_view key, std::string value, bool given) const;
+
+ private:
+  std::string location(const YAML::Node& at, const std::string& key_path) const;
+  // The scalar text of `key`, or nullopt when absent (and then the default is recorded).
+  std::optional<std::string> scalar(const char* key, bool required, std::string_view example) const;
+
+  YAML::Node node_;
+  ParseContext* ctx_;
+  std::string path_;
+};
+
+}  // namespace fabricsim::tools
