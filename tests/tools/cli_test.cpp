@@ -31,9 +31,9 @@ TEST_CASE("fabricsim --help and --version", "[cli]") {
   REQUIRE(run("frobnicate").status == 2);
 }
 
-TEST_CASE("fabricsim run prints kernel statistics; threads do not change the trace", "[cli]") {
-  const Out one = run("run scenarios/quickstart.yaml --threads 1 --set simulation.end=20us");
-  const Out two = run("run scenarios/quickstart.yaml --threads 2 --set simulation.end=20us");
+TEST_CASE("fabricsim run on PHOLD: threads do not change the trace", "[cli]") {
+  const Out one = run("run scenarios/examples/phold.yaml --threads 1 --set simulation.end=20us");
+  const Out two = run("run scenarios/examples/phold.yaml --threads 2 --set simulation.end=20us");
   REQUIRE(one.status == 0);
   REQUIRE(two.status == 0);
   REQUIRE_THAT(one.text, Catch::Contains("events/s"));
@@ -41,11 +41,33 @@ TEST_CASE("fabricsim run prints kernel statistics; threads do not change the tra
   REQUIRE(hash(one.text) == hash(two.text));
 }
 
+TEST_CASE("fabricsim run on the quickstart: results independent of threads, files written",
+          "[cli]") {
+  const std::string out = "build/cli_test_out";
+  const Out one = run("run scenarios/quickstart.yaml --threads 1 --out " + out);
+  const Out two = run("run scenarios/quickstart.yaml --threads 2");
+  REQUIRE(one.status == 0);
+  REQUIRE(two.status == 0);
+  // Everything from the flow table to the losses line is simulated, not measured.
+  const auto results = [](const std::string& t) {
+    const auto a = t.find("flows "), b = t.find("traffic until");
+    return t.substr(a, t.find('\n', b) - a);
+  };
+  REQUIRE_THAT(one.text, Catch::Contains("8 of 8 finished"));
+  REQUIRE(results(one.text) == results(two.text));
+  for (const char* f : {"/flows.csv", "/ports.csv", "/results.json"}) {
+    FILE* fp = std::fopen((out + f).c_str(), "r");
+    REQUIRE(fp != nullptr);
+    std::fclose(fp);
+  }
+}
+
 TEST_CASE("fabricsim run reports bad input without crashing", "[cli]") {
   const Out missing = run("run no/such.yaml");
   REQUIRE(missing.status == 1);
   REQUIRE_THAT(missing.text, Catch::Contains("cannot open"));
   const Out bad = run("run scenarios/quickstart.yaml --set simulation.end=5");
+  REQUIRE_THAT(bad.text, Catch::Contains("quickstart.yaml"));
   REQUIRE(bad.status == 1);
   REQUIRE_THAT(bad.text, Catch::Contains("has no unit"));
   const Out level = run("--log-level loud run scenarios/quickstart.yaml");

@@ -328,7 +328,21 @@ TEST_CASE("the example scenarios load", "[scenario]") {
   REQUIRE(sc.net->topology.nics.size() == 17);
   REQUIRE(sc.net->flows.size() == 16);
   REQUIRE(sc.net->network.cc.kind == net::cc::Kind::kDcqcn);
-  REQUIRE(tools::load_scenario("scenarios/quickstart.yaml").phold);
+  REQUIRE(tools::load_scenario("scenarios/examples/phold.yaml").phold);
+  REQUIRE(tools::load_scenario("scenarios/quickstart.yaml").net);
+}
+
+TEST_CASE("every scenario shipped in scenarios/ parses", "[scenario]") {
+  namespace fs = std::filesystem;
+  int n = 0;
+  for (const auto& e : fs::recursive_directory_iterator("scenarios")) {
+    if (e.path().extension() != ".yaml") continue;
+    CAPTURE(e.path().string());
+    const auto sc = tools::load_scenario(e.path().string());
+    REQUIRE((sc.net.has_value() || sc.phold.has_value()));
+    ++n;
+  }
+  REQUIRE(n >= 3);
 }
 
 // Each file in tests/data/bad_scenarios starts with "# error: TEXT" (and may add
