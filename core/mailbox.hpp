@@ -9,15 +9,15 @@
 namespace fabricsim::core {
 
 template <class E>
-class alignas(64) Mailbox {
+class Mailbox {
  public:
-  void push(std::uint64_t round, const E& e) { buf_[round & 1].push_back(e); }
+  void push(std::uint64_t round, const E& e) { buf_[round & 1].events.push_back(e); }
 
   // Hands every event sent during round `round - 1` to `f`, then empties that buffer (its
   // capacity is kept, so a steady state allocates nothing).
   template <class F>
   std::size_t drain(std::uint64_t round, F&& f) {
-    std::vector<E>& b = buf_[(round + 1) & 1];
+    std::vector<E>& b = buf_[(round + 1) & 1].events;
     for (const E& e : b) f(e);
     const std::size_t n = b.size();
     b.clear();
@@ -25,7 +25,12 @@ class alignas(64) Mailbox {
   }
 
  private:
-  std::vector<E> buf_[2];
+  // The producer's and the consumer's buffer on separate cache lines: they are written by two
+  // threads in the same round.
+  struct alignas(64) Buffer {
+    std::vector<E> events;
+  };
+  Buffer buf_[2];
 };
 
 }  // namespace fabricsim::core

@@ -153,13 +153,13 @@ class Simulation {
     double rounds_wall = 0;
     Time tmin = kTimeMax;
     for (Lp& lp : lps_) tmin = std::min(tmin, lp.queue.next_time());
-    workers_.enter([&] {
+    auto task = [this](std::uint32_t lp, unsigned worker) { process(lps_[lp], worker); };
+    workers_.enter(order_, task, [&] {
       while (tmin < cfg_.end) {
         ++round_;
         edge_ = lookahead_ >= cfg_.end - tmin ? cfg_.end : tmin + lookahead_;
         const auto r0 = Clock::now();
-        workers_.run_round(
-            order_, [this](std::uint32_t lp, unsigned worker) { process(lps_[lp], worker); });
+        workers_.run_round(task);
         rounds_wall += seconds(Clock::now() - r0);
         tmin = kTimeMax;
         for (const Lp& lp : lps_) tmin = std::min(tmin, lp.next);
@@ -196,7 +196,7 @@ class Simulation {
   using Clock = std::chrono::steady_clock;
   static double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-  struct Lp {
+  struct alignas(64) Lp {  // its own cache lines: each is written by one thread
     LpId id = 0;
     std::uint32_t nodes = 0;
     EventQueue<E> queue;

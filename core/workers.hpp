@@ -1,11 +1,14 @@
 #pragma once
-// The thread side of a window: oneTBB workers pull logical processes from a shared index over
-// an array sorted heaviest first (UNISON's load-adaptive scheduling), and the round ends when
-// every LP is done. One object per simulation; nothing static.
+// The thread side of a window. Worker threads live for the whole run (UNISON-style rounds,
+// no task spawned per window): each round they pull logical processes from a shared index
+// over an array sorted heaviest first (load-adaptive scheduling), and the round ends when every
+// LP is done. The calling thread pulls LPs too, so a round finishes even if a worker has not
+// started yet. One object per simulation; nothing static.
 #include <atomic>
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <tbb/global_control.h>
@@ -26,69 +29,105 @@ class Workers {
   }
   unsigned threads() const { return threads_; }
 
-  // Runs `loop` with this object's threads available to run_round (once per simulation run).
-  template <class F>
-  void enter(F&& loop) {
-    if (arena_) {
-      arena_->execute(loop);
-    } else {
+  // Runs `loop` (which calls run_round once per window) with the worker threads attached.
+  // Each round hands out the LPs in `order`, which `loop` may re-sort between rounds.
+  template <class Task, class Loop>
+  void enter(const std::vector<std::uint32_t>& order, Task& task, Loop&& loop) {
+    order_ = &order;
+    if (!arena_) {
       loop();
+      return;
     }
+    stop_.store(false, std::memory_order_relaxed);
+    arena_->execute([&] {
+      tbb::task_group group;
+      for (unsigned w = 1; w < threads_; ++w) group.run([this, &task, w] { work(task, w); });
+      std::exception_ptr error;
+      try {
+        loop();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      stop_.store(true, std::memory_order_release);
+      group.wait();
+      if (error) std::rethrow_exception(error);
+    });
   }
 
-  // Calls task(lp, worker) for every lp in `order`, threads taking the next one in order.
+  // Calls task(lp, worker) for every lp of the order given to enter() (threads take the next
+  // one in order) and returns when all are done. Only the thread inside enter() calls it.
   template <class Task>
-  void run_round(const std::vector<std::uint32_t>& order, Task&& task) {
-    if (threads_ == 1) {
+  void run_round(Task& task) {
+    const std::vector<std::uint32_t>& order = *order_;
+    if (!arena_) {
       for (std::uint32_t lp : order) task(lp, 0u);
       return;
     }
-    next_.store(0, std::memory_order_relaxed);
-    failed_.store(false, std::memory_order_relaxed);
-    // The atomics below are the happens-before edges between rounds that ThreadSanitizer can
-    // see (oneTBB's own synchronisation is not instrumented).
+    done_.store(0, std::memory_order_relaxed);
+    // Releasing the reset publishes the round's state to any worker whose fetch_add sees it.
+    next_.store(0, std::memory_order_release);
     epoch_.fetch_add(1, std::memory_order_release);
-    std::exception_ptr error;
-    auto body = [&](unsigned worker) {
-      (void)epoch_.load(std::memory_order_acquire);
-      try {
-        for (;;) {
-          if (failed_.load(std::memory_order_relaxed)) break;
-          const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
-          if (i >= order.size()) break;
-          task(order[i], worker);
-        }
-      } catch (...) {
-        failed_.store(true, std::memory_order_relaxed);
-        done_.fetch_add(1, std::memory_order_release);
-        throw;
-      }
-      done_.fetch_add(1, std::memory_order_release);
-    };
-    tbb::task_group group;
-    for (unsigned w = 1; w < threads_; ++w) group.run([&body, w] { body(w); });
-    try {
-      body(0);
-    } catch (...) {
-      error = std::current_exception();
+    pull(task, 0);
+    const std::size_t n = order.size();
+    for (unsigned spins = 0; done_.load(std::memory_order_acquire) < n; ++spins) backoff(spins);
+    if (failed_.load(std::memory_order_acquire)) {
+      failed_.store(false, std::memory_order_relaxed);
+      std::rethrow_exception(error_);
     }
-    try {
-      group.wait();
-    } catch (...) {
-      if (!error) error = std::current_exception();
-    }
-    (void)done_.load(std::memory_order_acquire);
-    if (error) std::rethrow_exception(error);
   }
 
  private:
+  template <class Task>
+  void pull(Task& task, unsigned worker) {
+    const std::vector<std::uint32_t>& order = *order_;
+    for (;;) {
+      const std::size_t i = next_.fetch_add(1, std::memory_order_acq_rel);
+      if (i >= order.size()) return;
+      if (!failed_.load(std::memory_order_relaxed)) {
+        try {
+          task(order[i], worker);
+        } catch (...) {
+          bool expected = false;
+          if (failed_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+            error_ = std::current_exception();
+          }
+        }
+      }
+      done_.fetch_add(1, std::memory_order_release);
+    }
+  }
+
+  template <class Task>
+  void work(Task& task, unsigned worker) {
+    std::uint64_t seen = 0;
+    for (unsigned spins = 0;;) {
+      if (stop_.load(std::memory_order_acquire)) return;
+      const std::uint64_t e = epoch_.load(std::memory_order_acquire);
+      if (e == seen) {
+        backoff(spins++);
+        continue;
+      }
+      seen = e;
+      spins = 0;
+      pull(task, worker);
+    }
+  }
+
+  // Spin briefly (windows are short), then give the core away (more threads than cores).
+  static void backoff(unsigned spins) {
+    if (spins > 64) std::this_thread::yield();
+  }
+
   unsigned threads_;
   std::unique_ptr<tbb::global_control> limit_;
   std::unique_ptr<tbb::task_arena> arena_;
+  const std::vector<std::uint32_t>* order_ = nullptr;
   std::atomic<std::size_t> next_{0};
+  std::atomic<std::size_t> done_{0};
   std::atomic<std::uint64_t> epoch_{0};
-  std::atomic<std::uint64_t> done_{0};
+  std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
+  std::exception_ptr error_;
 };
 
 }  // namespace fabricsim::core

@@ -88,7 +88,7 @@ class Network {
  private:
   using Ctx = core::Context<Network>;
 
-  struct Port {
+  struct alignas(64) Port {
     core::Ring<Packet> queue[kClasses];
     std::uint64_t queued[kClasses] = {0, 0};  // bytes
     core::Time paused_until = 0;              // our data class is paused by the peer until then
@@ -102,7 +102,8 @@ class Network {
     core::Time queue_changed = 0;
     PortStats stats;
   };
-  struct SwitchState {
+  // Per-node state on its own cache lines: neighbouring switches and NICs run on other threads.
+  struct alignas(64) SwitchState {
     std::uint64_t shared_used = 0;  // bytes in the shared pool
     std::uint64_t shared_cap = 0;   // buffer minus every port's headroom (PFC)
     std::uint64_t used = 0;         // all buffered data bytes
@@ -115,14 +116,15 @@ class Network {
     core::Time rto_event_at = -1;  // the pending kRto event, if any
     bool active = false;
   };
-  struct RecvState {  // owned by the destination NIC's LP
+  struct alignas(64) RecvState {  // owned by the destination NIC's LP; own cache line, since
+                                  // neighbouring flows have receivers on other threads
     std::uint64_t rcv_nxt = 0;
     std::uint32_t since_ack = 0;
     core::Time last_cnp = -1;
     core::Time nack_at = -1;
     std::uint64_t nack_seq = ~0ULL;
   };
-  struct NicState {
+  struct alignas(64) NicState {
     std::vector<std::uint32_t> active;  // flows with data or unacknowledged bytes
     std::uint32_t rr = 0;
     core::Time wake_at = -1;

@@ -1,0 +1,54 @@
+#include "collectives/alltoall.hpp"
+
+#include <algorithm>
+
+namespace fabricsim::collectives {
+namespace {
+
+// One block from `from` to `to`: chunks registered first on both ends in the same order, so
+// the per-connection sequence numbers match.
+void transfer(PlanBuilder& b, const Plan& plan, const RankLayout& layout, const Hosts& hosts,
+              int from, int to, std::uint64_t offset, std::uint64_t bytes,
+              std::uint64_t chunk_nvlink, std::uint64_t chunk_net, std::uint64_t& slice) {
+  const bool same_host = hosts.host_index[from] == hosts.host_index[to];
+  const std::uint64_t chunk = same_host ? chunk_nvlink : chunk_net;
+  const int rail = same_host ? kNoRail : layout.ranks[to].nic;
+  for (int c = 0; c < plan.channels; ++c) {
+    const std::uint64_t share = part_size(bytes, plan.channels, c);
+    const std::uint64_t pieces = std::max<std::uint64_t>(1, div_up(share, chunk));
+    slice = std::max(slice, part_size(share, pieces, 0));
+    for (std::uint64_t k = 0; k < pieces; ++k) {
+      const int id =
+          b.add_chunk(offset + part_offset(bytes, plan.channels, c) + part_offset(share, pieces, k),
+                      part_size(share, pieces, k), from, to);
+      b.send(from, to, c, id, {}, rail);
+      b.recv(to, from, c, id, Combine::Copy, {}, rail);
+    }
+  }
+}
+
+}  // namespace
+
+void build_alltoall(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
+                    std::uint64_t chunk_nvlink, std::uint64_t chunk_net) {
+  const int n = plan.n_ranks;
+  const std::uint64_t block = plan.bytes / static_cast<std::uint64_t>(n);
+  std::uint64_t slice = 0;
+  for (int i = 1; i < n; ++i) {
+    for (int r = 0; r < n; ++r) {
+      const int to = (r + i) % n;
+      transfer(b, plan, layout, hosts, r, to, block * static_cast<std::uint64_t>(to), block,
+               chunk_nvlink, chunk_net, slice);
+    }
+  }
+  plan.slice_bytes = slice;
+}
+
+void build_sendrecv(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
+                    int from, int to, std::uint64_t chunk_nvlink, std::uint64_t chunk_net) {
+  std::uint64_t slice = 0;
+  transfer(b, plan, layout, hosts, from, to, 0, plan.bytes, chunk_nvlink, chunk_net, slice);
+  plan.slice_bytes = slice;
+}
+
+}  // namespace fabricsim::collectives

@@ -1,0 +1,61 @@
+#include "collectives/builder.hpp"
+
+#include "collectives/protocol.hpp"
+
+namespace fabricsim::collectives {
+
+PlanBuilder::PlanBuilder(Plan& plan, const Hosts& hosts) : plan_(plan), hosts_(hosts) {}
+
+int PlanBuilder::add_chunk(std::uint64_t offset, std::uint64_t bytes, int owner, int dest) {
+  plan_.chunks.push_back(Chunk{offset, bytes, owner, dest});
+  return static_cast<int>(plan_.chunks.size()) - 1;
+}
+
+std::uint32_t PlanBuilder::send(int from, int to, int channel, int chunk,
+                                std::span<const std::uint32_t> deps, int rail) {
+  Step s;
+  s.peer = to;
+  s.dir = Dir::Send;
+  s.channel = channel;
+  s.chunk = chunk;
+  return add(from, std::move(s), deps, rail);
+}
+
+std::uint32_t PlanBuilder::recv(int at, int from, int channel, int chunk, Combine combine,
+                                std::span<const std::uint32_t> deps, int rail) {
+  Step s;
+  s.peer = from;
+  s.dir = Dir::Recv;
+  s.combine = combine;
+  s.channel = channel;
+  s.chunk = chunk;
+  return add(at, std::move(s), deps, rail);
+}
+
+int PlanBuilder::rail_for(int a, int b, int channel, int rail_override) const {
+  // NVSwitch agents and same-host peers talk over NVLink.
+  if (a >= plan_.n_ranks || b >= plan_.n_ranks) return kNoRail;
+  if (hosts_.host_index[a] == hosts_.host_index[b]) return kNoRail;
+  return rail_override != kNoRail ? rail_override : channel_rail(hosts_, channel);
+}
+
+std::uint32_t PlanBuilder::add(int rank, Step step, std::span<const std::uint32_t> deps,
+                               int rail_override) {
+  std::vector<Step>& list = plan_.steps[static_cast<std::size_t>(rank)];
+  const auto index = static_cast<std::uint32_t>(list.size());
+  step.bytes = plan_.chunks[static_cast<std::size_t>(step.chunk)].bytes;
+  step.wire_bytes = wire_bytes(plan_.proto, step.bytes);
+  step.rail = rail_for(rank, step.peer, step.channel, rail_override);
+  const std::uint64_t key =
+      static_cast<std::uint64_t>(rank) << 40 | static_cast<std::uint64_t>(step.peer) << 16 |
+      static_cast<std::uint64_t>(step.channel) << 1 | (step.dir == Dir::Recv ? 1u : 0u);
+  Conn& conn = conns_[key];
+  step.seq = conn.next_seq++;
+  step.deps.assign(deps.begin(), deps.end());
+  if (conn.last >= 0) step.deps.push_back(static_cast<std::uint32_t>(conn.last));
+  conn.last = index;
+  list.push_back(std::move(step));
+  return index;
+}
+
+}  // namespace fabricsim::collectives

@@ -1,0 +1,56 @@
+#pragma once
+// Shared by the algorithm files: appends steps while keeping the bookkeeping an executor relies
+// on consistent — per-connection sequence numbers, FIFO order on a connection (each step
+// depends on the previous one of the same connection and direction), wire bytes and rails.
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "collectives/plan.hpp"
+#include "collectives/topology_order.hpp"
+
+namespace fabricsim::collectives {
+
+// Part i of `total` cut into `parts` near-equal parts (the first total % parts get one more).
+inline std::uint64_t part_size(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
+  return total / parts + (i < total % parts ? 1 : 0);
+}
+inline std::uint64_t part_offset(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
+  return i * (total / parts) + std::min<std::uint64_t>(i, total % parts);
+}
+inline std::uint64_t div_up(std::uint64_t a, std::uint64_t b) {
+  return (a + b - 1) / b;
+}
+
+class PlanBuilder {
+ public:
+  PlanBuilder(Plan& plan, const Hosts& hosts);
+
+  int add_chunk(std::uint64_t offset, std::uint64_t bytes, int owner = -1, int dest = -1);
+
+  // `rail` overrides the channel's rail for an inter-host hop (P2P picks the receiver's).
+  std::uint32_t send(int from, int to, int channel, int chunk,
+                     std::span<const std::uint32_t> deps = {}, int rail = kNoRail);
+  std::uint32_t recv(int at, int from, int channel, int chunk, Combine combine,
+                     std::span<const std::uint32_t> deps = {}, int rail = kNoRail);
+  std::uint32_t send(int from, int to, int channel, int chunk, std::uint32_t dep) {
+    return send(from, to, channel, chunk, std::span<const std::uint32_t>(&dep, 1));
+  }
+
+ private:
+  std::uint32_t add(int rank, Step step, std::span<const std::uint32_t> deps, int rail_override);
+  int rail_for(int a, int b, int channel, int rail_override) const;
+
+  Plan& plan_;
+  const Hosts& hosts_;
+  struct Conn {
+    int next_seq = 0;
+    std::int64_t last = -1;
+  };
+  // Keyed by (self, peer, channel, dir) packed into 64 bits: looked up once per step.
+  std::unordered_map<std::uint64_t, Conn> conns_;
+};
+
+}  // namespace fabricsim::collectives

@@ -1,0 +1,69 @@
+#pragma once
+// What a caller asks for: one collective on a group of ranks, and where those ranks sit (host,
+// local GPU, NIC rail) so that rings and trees can follow the hardware as NCCL's do.
+#include <cstdint>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+namespace fabricsim::collectives {
+
+enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+// Auto lets the tuning model (tuning.hpp) decide, as NCCL does when NCCL_ALGO is unset.
+enum class Algo { Auto, Ring, Tree, Nvls, P2P };  // P2P: grouped send/recv (all-to-all)
+enum class Proto { Auto, LL, LL128, Simple };
+enum class Arch { Volta, Ampere, Hopper, Blackwell };
+enum class IntraLink { NVLink, PCI };
+
+std::string_view name(Op op);
+std::string_view name(Algo algo);
+std::string_view name(Proto proto);
+
+// A request the plan layer refuses (NVLS across hosts, tree all-to-all, ...). Never a silent
+// fallback to another algorithm: SimAI's Tree->Ring fallback is what we avoid.
+class PlanError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct RankInfo {
+  int host = 0;   // any id; ranks with equal host share NVLink
+  int local = 0;  // GPU index inside the host
+  int nic = 0;    // NIC (rail) index inside the host the GPU is closest to
+};
+
+// Hardware facts the tuning model needs; bandwidths are per channel, as NCCL's graph search
+// reports them (bwIntra / bwInter in GB/s).
+struct Hardware {
+  Arch arch = Arch::Hopper;
+  IntraLink intra = IntraLink::NVLink;
+  double bw_intra_gbps = 20.6;   // SM90 NVLink per link, src/graph/topo.h (nccl-facts.md §3)
+  double bw_inter_gbps = 12.0;   // NET_BW 100 Gb/s, src/graph/topo.h (nccl-facts.md §3)
+  int max_channels = 16;         // channels the graph search found (ring and tree)
+  bool nvls = false;             // NVSwitch with NVLink SHARP (Hopper+ with NVLS enabled)
+  int nvls_channels = 16;        // SM90 default, src/transport/nvls.cc (nccl-facts.md §1)
+  double net_overhead_us = 1.0;  // getNetOverhead: Intel/other CPUs (2 on AMD), nccl-facts.md §4
+};
+
+// Communicator rank r is ranks[r].
+struct RankLayout {
+  std::vector<RankInfo> ranks;
+  Hardware hw;
+};
+
+// bytes follows nccl-tests' "size": the whole array. All-gather: the output (each rank
+// contributes bytes/n); reduce-scatter: the input (each rank keeps bytes/n); all-to-all: one
+// rank's send buffer (bytes/n per peer).
+struct Call {
+  Op op = Op::AllReduce;
+  std::uint64_t bytes = 0;
+  int root = 0;  // broadcast / reduce root; send/recv sender
+  int peer = 1;  // send/recv receiver
+  Algo algo = Algo::Auto;
+  Proto proto = Proto::Auto;
+  int channels = 0;  // 0: chosen by the tuning model
+  std::uint64_t chunk_bytes =
+      0;  // 0: NCCL's chunk for the protocol; tests shrink it to force loops
+};
+
+}  // namespace fabricsim::collectives

@@ -1,0 +1,139 @@
+#include "collectives/plan.hpp"
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "collectives/alltoall.hpp"
+#include "collectives/builder.hpp"
+#include "collectives/nvls.hpp"
+#include "collectives/protocol.hpp"
+#include "collectives/ring.hpp"
+#include "collectives/tree.hpp"
+#include "collectives/tuning.hpp"
+
+namespace fabricsim::collectives {
+namespace {
+
+[[noreturn]] void fail(const Call& call, const std::string& why) {
+  throw PlanError(std::string(name(call.op)) + " (algo " + std::string(name(call.algo)) +
+                  ", proto " + std::string(name(call.proto)) + "): " + why);
+}
+
+void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) {
+  const int n = static_cast<int>(layout.ranks.size());
+  if (n == 0) fail(call, "the rank group is empty");
+  std::set<std::pair<int, int>> seen;
+  for (const RankInfo& r : layout.ranks) {
+    if (!seen.insert({r.host, r.local}).second) {
+      fail(call, "two ranks on host " + std::to_string(r.host) + " GPU " + std::to_string(r.local));
+    }
+  }
+  if (layout.hw.max_channels < 1 || layout.hw.max_channels > kMaxChannels) {
+    fail(call, "Hardware::max_channels must be in [1, " + std::to_string(kMaxChannels) + "]");
+  }
+  if (call.channels < 0 || call.channels > kMaxChannels) {
+    fail(call, "channels must be in [0, " + std::to_string(kMaxChannels) + "]");
+  }
+  const bool rooted = call.op == Op::Broadcast || call.op == Op::Reduce || call.op == Op::SendRecv;
+  if (rooted && (call.root < 0 || call.root >= n)) fail(call, "root outside the group");
+  if (call.op == Op::SendRecv && (call.peer < 0 || call.peer >= n || call.peer == call.root)) {
+    fail(call, "send/recv needs a peer in the group other than the sender");
+  }
+  const bool blocked =
+      call.op == Op::AllGather || call.op == Op::ReduceScatter || call.op == Op::AllToAll;
+  if (blocked && call.bytes % static_cast<std::uint64_t>(n) != 0) {
+    fail(call, "bytes must be a multiple of the rank count (one block per rank)");
+  }
+  const bool p2p = call.op == Op::AllToAll || call.op == Op::SendRecv;
+  if (p2p) {
+    if (call.algo != Algo::Auto && call.algo != Algo::P2P) fail(call, "only P2P runs this op");
+    if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
+      fail(call, "P2P ops are modeled with the Simple protocol only");
+    }
+    return;
+  }
+  if (call.algo == Algo::P2P) fail(call, "P2P runs only all-to-all and send/recv");
+  if (call.algo == Algo::Tree && call.op != Op::AllReduce) {
+    fail(call, "the double binary tree runs all-reduce only (as NCCL's model)");
+  }
+  if (call.algo == Algo::Nvls) {
+    if (call.op != Op::AllReduce) fail(call, "NVLS is modeled for all-reduce only");
+    if (!layout.hw.nvls) fail(call, "the hardware has no NVLink SHARP (Hardware::nvls)");
+    if (hosts.ranks.size() > 1) {
+      fail(call, "NVLS across hosts needs NVLSTree or CollNet, which are not modeled");
+    }
+    if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
+      fail(call, "NVLS supports the Simple protocol only");
+    }
+    if (call.channels == 1) fail(call, "NVLS needs at least 2 channels");
+  }
+}
+
+}  // namespace
+
+Plan make_plan(const Call& call, const RankLayout& layout) {
+  const Hosts hosts = group_hosts(layout);
+  check_call(call, layout, hosts);
+  const int n = static_cast<int>(layout.ranks.size());
+  const bool p2p = call.op == Op::AllToAll || call.op == Op::SendRecv;
+
+  Plan plan;
+  plan.op = call.op;
+  plan.n_ranks = n;
+  plan.bytes = call.bytes;
+  if (p2p) {
+    plan.algo = Algo::P2P;
+    plan.proto = Proto::Simple;
+    // UNVERIFIED: NCCL spreads a peer's traffic over NCCL_NCHANNELS_PER_NET_PEER (2) channels.
+    plan.channels = call.channels > 0 ? call.channels : 2;
+  } else {
+    const TuningInput in{call.op, call.bytes, n, static_cast<int>(hosts.ranks.size()), layout.hw};
+    const Choice choice = choose(in, call.algo, call.proto);
+    plan.algo = choice.algo;
+    plan.proto = choice.proto;
+    plan.channels = call.channels > 0 ? call.channels : choice.channels;
+  }
+  plan.credits = credits(plan.op, plan.algo, plan.proto);
+  plan.steps.resize(static_cast<std::size_t>(n));
+  if (plan.algo == Algo::Nvls) {
+    plan.switch_host.push_back(layout.ranks[hosts.ranks.front().front()].host);
+    plan.steps.resize(static_cast<std::size_t>(n) + 1);
+  }
+  if (n == 1 || call.bytes == 0) return plan;  // nothing moves
+
+  PlanBuilder b(plan, hosts);
+  const auto chunk = [&](bool nvlink) {
+    return call.chunk_bytes > 0 ? call.chunk_bytes
+                                : chunk_payload(plan.op, plan.algo, plan.proto, nvlink);
+  };
+  switch (plan.algo) {
+    case Algo::Ring:
+      if (plan.op == Op::Broadcast || plan.op == Op::Reduce) {
+        build_ring_chain(b, plan, layout, hosts, call.root, chunk(true));
+      } else {
+        build_ring_collective(b, plan, layout, hosts, chunk(true),
+                              chunk_steps(plan.op, plan.algo, plan.proto) /
+                                  slice_steps(plan.op, plan.algo, plan.proto));
+      }
+      break;
+    case Algo::Tree:
+      build_tree_allreduce(b, plan, layout, hosts, chunk(true));
+      break;
+    case Algo::Nvls:
+      build_nvls_allreduce(b, plan, hosts, chunk(true));
+      break;
+    case Algo::P2P:
+      if (plan.op == Op::AllToAll) {
+        build_alltoall(b, plan, layout, hosts, chunk(true), chunk(false));
+      } else {
+        build_sendrecv(b, plan, layout, hosts, call.root, call.peer, chunk(true), chunk(false));
+      }
+      break;
+    case Algo::Auto:
+      break;  // resolved above
+  }
+  return plan;
+}
+
+}  // namespace fabricsim::collectives

@@ -1,0 +1,74 @@
+#pragma once
+// The output: for every participant an ordered list of point-to-point steps. Plain data, so the
+// workload executor (or a test's symbolic executor) can run it without knowing the algorithm.
+//
+// Execution rules an executor honours:
+// - A step may start once every step listed in `deps` (indices into the same participant's
+//   list) has completed.
+// - Sends and receives travel on a connection (sender, receiver, channel). The k-th send on a
+//   connection carries seq = k and matches the receive with the same seq: FIFO, as NCCL's
+//   per-peer FIFOs are.
+// - Credits: a send with seq s may start only after the receive with seq s - Plan::credits on
+//   the same connection has completed (that receive freed its slot). This is NCCL's
+//   NCCL_STEPS-slot FIFO counted in slices; it is a rule on seq rather than a dependency
+//   because the freed slot belongs to another participant's list.
+// - A receive with Combine::Reduce folds the data into the local chunk; Combine::Copy
+//   overwrites it. A send sends the chunk's current content.
+#include <cstdint>
+#include <vector>
+
+#include "collectives/call.hpp"
+
+namespace fabricsim::collectives {
+
+enum class Dir : std::uint8_t { Send, Recv };
+enum class Combine : std::uint8_t { None, Reduce, Copy };
+
+inline constexpr int kNoRail = -1;
+
+struct Step {
+  int peer = 0;  // participant index (GPU rank, or an NVSwitch agent >= Plan::n_ranks)
+  Dir dir = Dir::Send;
+  Combine combine = Combine::None;  // receives only
+  int channel = 0;
+  int chunk = 0;                 // index into Plan::chunks
+  std::uint64_t bytes = 0;       // payload
+  std::uint64_t wire_bytes = 0;  // payload plus the protocol's flags (LL, LL128)
+  int seq = 0;                   // position on its connection
+  // Between hosts: the NIC rail both ends use (the channel's rail). If it is not the sender's
+  // own NIC the executor forwards over NVLink first (PXN). kNoRail inside a host.
+  int rail = kNoRail;
+  std::vector<std::uint32_t> deps;
+};
+
+// A piece of the user buffer that travels as one unit.
+struct Chunk {
+  std::uint64_t offset = 0;  // in the op's buffer (all-to-all: the sender's send buffer)
+  std::uint64_t bytes = 0;
+  // Reduce-scatter / all-gather: the rank whose block this is. All-to-all / send-recv: the
+  // sender. Broadcast / reduce: the root. All-reduce: -1.
+  int owner = -1;
+  int dest = -1;  // all-to-all / send-recv: the receiver
+};
+
+struct Plan {
+  Op op = Op::AllReduce;
+  Algo algo = Algo::Ring;
+  Proto proto = Proto::Simple;
+  int channels = 1;
+  int n_ranks = 0;  // participants [0, n_ranks) are GPU ranks
+  // Participants [n_ranks, steps.size()) are NVSwitch agents (NVLS): the switch of host
+  // switch_host[i - n_ranks] reduces and multicasts.
+  std::vector<int> switch_host;
+  std::uint64_t bytes = 0;
+  std::uint64_t slice_bytes = 0;  // the unit one step moves (the last of a loop may be smaller)
+  int credits = 1;                // slices in flight per connection (see header comment)
+  std::vector<Chunk> chunks;
+  std::vector<std::vector<Step>> steps;
+};
+
+// Validates the call against the layout and builds the plan. Throws PlanError for an
+// impossible or unsupported request; Auto fields are resolved by the tuning model.
+Plan make_plan(const Call& call, const RankLayout& layout);
+
+}  // namespace fabricsim::collectives

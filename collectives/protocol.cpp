@@ -1,0 +1,123 @@
+#include "collectives/protocol.hpp"
+
+#include <array>
+
+namespace fabricsim::collectives {
+namespace {
+
+int index(Proto p) {
+  switch (p) {
+    case Proto::LL:
+      return 0;
+    case Proto::LL128:
+      return 1;
+    default:
+      return 2;  // Simple (Auto is resolved before costs are asked for)
+  }
+}
+
+bool ring_grouped(Op op, Algo a, Proto p) {
+  return a == Algo::Ring && p == Proto::Simple &&
+         (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
+}
+
+using Row = std::array<double, 3>;  // [LL, LL128, Simple]
+
+}  // namespace
+
+std::uint64_t buffer_bytes(Proto p) {
+  switch (p) {
+    case Proto::LL:
+      return 8ull * 512 * kNcclSteps * 16;  // lines x threads x steps x 16 B
+    case Proto::LL128:
+      return 120ull * 640 * kNcclSteps * 8;  // elems x threads x steps x 8 B
+    default:
+      return 1ull << 22;  // NCCL_BUFFSIZE 4 MiB
+  }
+}
+
+std::uint64_t step_payload(Proto p) {
+  const std::uint64_t step = buffer_bytes(p) / kNcclSteps;
+  switch (p) {
+    case Proto::LL:
+      return step / 2;  // calcCollChunking halves LL chunks (flags)
+    case Proto::LL128:
+      return step / 16 * 15;  // and scales LL128 by 15/16
+    default:
+      return step;
+  }
+}
+
+double wire_efficiency(Proto p) {
+  switch (p) {
+    case Proto::LL:
+      return 0.5;
+    case Proto::LL128:
+      return 120.0 / 128.0;
+    default:
+      return 1.0;
+  }
+}
+
+std::uint64_t wire_bytes(Proto p, std::uint64_t payload) {
+  switch (p) {
+    case Proto::LL:
+      return 2 * payload;
+    case Proto::LL128:
+      return (payload * 128 + 119) / 120;
+    default:
+      return payload;
+  }
+}
+
+int slice_steps(Op op, Algo a, Proto p) {
+  return ring_grouped(op, a, p) ? kNcclSteps / 4 : 1;
+}
+int chunk_steps(Op op, Algo a, Proto p) {
+  return ring_grouped(op, a, p) ? kNcclSteps / 2 : 1;
+}
+
+std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink) {
+  if (a == Algo::Nvls) return 128ull << 10;
+  if (a == Algo::P2P) return p2p_over_nvlink ? 512ull << 10 : 128ull << 10;
+  return step_payload(p) * static_cast<std::uint64_t>(chunk_steps(op, a, p));
+}
+
+int credits(Op op, Algo a, Proto p) {
+  return kNcclSteps / slice_steps(op, a, p);
+}
+
+double base_latency_us(Algo a, Proto p) {
+  static constexpr Row kTree{6.8, 14.0, 8.4};
+  static constexpr Row kRing{6.6, 14.0, 8.4};
+  switch (a) {
+    case Algo::Tree:
+      return kTree[index(p)];
+    case Algo::Ring:
+      return kRing[index(p)];
+    default:
+      return 0.0;  // NVLS base latency is 0 since 2.21
+  }
+}
+
+double hw_latency_us(Algo a, Proto p, Hop h) {
+  // NVLS rows only define Simple; LL / LL128 are never enabled for NVLS.
+  static constexpr std::array<Row, 3> kTree{Row{0.6, 1.25, 4.0}, Row{1.0, 1.9, 4.0},
+                                            Row{5.0, 8.5, 14.0}};
+  static constexpr std::array<Row, 3> kRing{Row{0.6, 1.9, 3.4}, Row{1.0, 2.5, 5.7},
+                                            Row{2.7, 4.0, 14.0}};
+  static constexpr std::array<Row, 3> kNvls{Row{0, 0, 25.0}, Row{0, 0, 0}, Row{0, 0, 18.0}};
+  const auto hop = static_cast<std::size_t>(h);
+  switch (a) {
+    case Algo::Tree:
+      return kTree[hop][index(p)];
+    case Algo::Ring:
+      return kRing[hop][index(p)];
+    case Algo::Nvls:
+      return kNvls[hop][index(p)];
+    default:
+      return 0.0;
+  }
+}
+
+}  // namespace fabricsim::collectives

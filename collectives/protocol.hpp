@@ -1,0 +1,42 @@
+#pragma once
+// NCCL's three protocols as costs: how many wire bytes carry a payload, how much payload one
+// FIFO step holds, how steps group into slices and chunks, and the per-hop latencies the
+// tuning model charges. Figures: nccl-facts.md (NVIDIA/nccl @ 5067397c, NCCL 2.30.7).
+#include <cstdint>
+
+#include "collectives/call.hpp"
+
+namespace fabricsim::collectives {
+
+// Slots in each per-peer connection FIFO (src/include/device.h; nccl-facts.md §1).
+inline constexpr int kNcclSteps = 8;
+// Most channels a communicator can use (MAXCHANNELS, device.h; nccl-facts.md §1).
+inline constexpr int kMaxChannels = 64;
+
+enum class Hop { NVLink, PCI, Net };
+
+// Per-connection buffer (init.cc computeBuffSizes defaults; nccl-facts.md §1).
+std::uint64_t buffer_bytes(Proto p);
+// Payload one FIFO step carries: buffer / NCCL_STEPS, minus LL's and LL128's flags.
+std::uint64_t step_payload(Proto p);
+// Payload fraction of the wire bytes: Simple 1, LL 8/16 (two 4-byte flags per 16-byte line),
+// LL128 120/128 (one 8-byte flag per 128-byte line). nccl-facts.md §2.
+double wire_efficiency(Proto p);
+std::uint64_t wire_bytes(Proto p, std::uint64_t payload);
+
+// FIFO steps per slice and per chunk (calcCollChunking; *_SLICESTEPS / *_CHUNKSTEPS): only
+// ring+Simple for all-reduce / all-gather / reduce-scatter groups steps (2 and 4).
+int slice_steps(Op op, Algo a, Proto p);
+int chunk_steps(Op op, Algo a, Proto p);
+// Payload of one chunk: step_payload x chunk_steps; NVLS uses its own 128 KiB chunk
+// (NCCL_NVLS_CHUNKSIZE) and P2P 512 KiB over NVLink, 128 KiB otherwise (NCCL_P2P_*_CHUNKSIZE).
+std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink);
+// Slices a connection may have in flight: NCCL_STEPS / slice_steps.
+int credits(Op op, Algo a, Proto p);
+
+// Tuning-model latencies in microseconds (src/graph/tuning.cc baseLat / hwLat, 2.30.7;
+// nccl-facts.md §4). Algo::P2P has none in NCCL's model and reports 0.
+double base_latency_us(Algo a, Proto p);
+double hw_latency_us(Algo a, Proto p, Hop h);
+
+}  // namespace fabricsim::collectives

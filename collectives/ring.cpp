@@ -1,0 +1,116 @@
+#include "collectives/ring.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace fabricsim::collectives {
+namespace {
+
+std::vector<int> positions(const std::vector<int>& order) {
+  std::vector<int> pos(order.size());
+  for (int p = 0; p < static_cast<int>(order.size()); ++p) pos[order[p]] = p;
+  return pos;
+}
+
+}  // namespace
+
+void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
+                           std::uint64_t chunk, int slices) {
+  const int n = plan.n_ranks;
+  const int nch = plan.channels;
+  const std::uint64_t total = plan.bytes;
+  // Block j is the part of the buffer rank j ends up owning in reduce-scatter (and
+  // contributes in all-gather); each block is shared by the channels, then cut in loops.
+  const std::uint64_t biggest = part_size(part_size(total, n, 0), nch, 0);
+  const std::uint64_t loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
+  const int owner_known = plan.op == Op::AllReduce ? 0 : 1;
+  const int base = static_cast<int>(plan.chunks.size());
+  for (int j = 0; j < n; ++j) {
+    const std::uint64_t block = part_size(total, n, j);
+    for (int c = 0; c < nch; ++c) {
+      const std::uint64_t share = part_size(block, nch, c);
+      const std::uint64_t share_off = part_offset(total, n, j) + part_offset(block, nch, c);
+      for (std::uint64_t l = 0; l < loops; ++l) {
+        const std::uint64_t piece = part_size(share, loops, l);
+        const std::uint64_t piece_off = share_off + part_offset(share, loops, l);
+        for (int s = 0; s < slices; ++s) {
+          b.add_chunk(piece_off + part_offset(piece, slices, s), part_size(piece, slices, s),
+                      owner_known ? j : -1);
+        }
+      }
+    }
+  }
+  plan.slice_bytes = part_size(part_size(biggest, loops, 0), slices, 0);
+  const auto id = [&](int block, int c, std::uint64_t l, int s) {
+    return base + static_cast<int>(
+                      ((static_cast<std::uint64_t>(block) * nch + c) * loops + l) * slices + s);
+  };
+
+  const bool scatter = plan.op != Op::AllGather;
+  const bool gather = plan.op != Op::ReduceScatter;
+  std::vector<std::uint32_t> last(static_cast<std::size_t>(slices));
+  for (int c = 0; c < nch; ++c) {
+    const std::vector<int> ord = ring_order(hosts, layout, c);
+    const auto at = [&](int p) { return ord[static_cast<std::size_t>(((p % n) + n) % n)]; };
+    for (int p = 0; p < n; ++p) {
+      const int r = ord[p], next = at(p + 1), prev = at(p - 1);
+      for (std::uint64_t l = 0; l < loops; ++l) {
+        // Reduce-scatter: the block of the rank at position q leaves q+1 first and is complete
+        // when it reaches q after n-1 hops.
+        for (int k = 0; scatter && k < n - 1; ++k) {
+          for (int s = 0; s < slices; ++s) {
+            const std::span<const std::uint32_t> deps(&last[s], k > 0 ? 1 : 0);
+            b.send(r, next, c, id(at(p - 1 - k), c, l, s), deps);
+            last[s] = b.recv(r, prev, c, id(at(p - 2 - k), c, l, s), Combine::Reduce);
+          }
+        }
+        // All-gather: each rank forwards the block it completed (or owns) around the ring.
+        for (int k = 0; gather && k < n - 1; ++k) {
+          for (int s = 0; s < slices; ++s) {
+            const std::span<const std::uint32_t> deps(&last[s], k > 0 || scatter ? 1 : 0);
+            b.send(r, next, c, id(at(p - k), c, l, s), deps);
+            last[s] = b.recv(r, prev, c, id(at(p - 1 - k), c, l, s), Combine::Copy);
+          }
+        }
+      }
+    }
+  }
+}
+
+void build_ring_chain(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
+                      int root, std::uint64_t chunk) {
+  const int n = plan.n_ranks;
+  const int nch = plan.channels;
+  const std::uint64_t biggest = part_size(plan.bytes, nch, 0);
+  const std::uint64_t loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
+  const int base = static_cast<int>(plan.chunks.size());
+  for (int c = 0; c < nch; ++c) {
+    const std::uint64_t share = part_size(plan.bytes, nch, c);
+    for (std::uint64_t l = 0; l < loops; ++l) {
+      b.add_chunk(part_offset(plan.bytes, nch, c) + part_offset(share, loops, l),
+                  part_size(share, loops, l), root);
+    }
+  }
+  plan.slice_bytes = part_size(biggest, loops, 0);
+  const bool reduce = plan.op == Op::Reduce;
+  for (int c = 0; c < nch; ++c) {
+    const std::vector<int> ord = ring_order(hosts, layout, c);
+    const int start = positions(ord)[root] + (reduce ? 1 : 0);
+    std::vector<int> chain(n);
+    for (int i = 0; i < n; ++i) chain[i] = ord[(start + i) % n];
+    for (int i = 0; i < n; ++i) {
+      for (std::uint64_t l = 0; l < loops; ++l) {
+        const int chunk_id = base + c * static_cast<int>(loops) + static_cast<int>(l);
+        if (i == 0) {
+          b.send(chain[0], chain[1], c, chunk_id);
+          continue;
+        }
+        const std::uint32_t got =
+            b.recv(chain[i], chain[i - 1], c, chunk_id, reduce ? Combine::Reduce : Combine::Copy);
+        if (i + 1 < n) b.send(chain[i], chain[i + 1], c, chunk_id, got);
+      }
+    }
+  }
+}
+
+}  // namespace fabricsim::collectives

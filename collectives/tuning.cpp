@@ -1,0 +1,187 @@
+#include "collectives/tuning.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <string>
+
+#include "collectives/protocol.hpp"
+
+namespace fabricsim::collectives {
+namespace {
+
+using Caps = std::array<double, 3>;  // [1 node, 2 nodes, more], GB/s
+
+int arch_index(Arch a) {
+  return static_cast<int>(a);
+}
+int nodes_index(int nodes) {
+  return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+}
+
+// Per-architecture caps (tuning.cc; nccl-facts.md §4, table "Caps"), rows Volta..Blackwell.
+double ll_max_bw(Arch a, int nodes) {
+  static constexpr std::array<Caps, 4> k{Caps{39, 39, 20.4}, Caps{87.7, 22.5, 19.0},
+                                         Caps{141, 45, 35}, Caps{282, 90, 70}};
+  return k[arch_index(a)][nodes_index(nodes)];
+}
+double per_ch_ring_ll128(Arch a) {
+  static constexpr std::array<double, 4> k{20, 20, 36.7, 40};
+  return k[arch_index(a)];
+}
+double per_ch_tree_ll128(Arch a, int nodes) {
+  static constexpr std::array<Caps, 4> k{Caps{20, 20, 20}, Caps{20, 20, 20}, Caps{36.7, 36.7, 29.0},
+                                         Caps{55.6, 31.67, 20}};
+  return k[arch_index(a)][nodes_index(nodes)];
+}
+double per_ch_tree(Arch a, int nodes) {
+  static constexpr std::array<Caps, 4> k{Caps{26.5, 18.5, 10}, Caps{24, 23.6, 17.8},
+                                         Caps{38.7, 41.4, 36.0}, Caps{70, 42.8, 24}};
+  return k[arch_index(a)][nodes_index(nodes)];
+}
+// NVLS efficiency: Hopper 0.85, Blackwell 0.74 (nccl-facts.md §4).
+double nvls_efficiency(Arch a) {
+  return a == Arch::Blackwell ? 0.74 : 0.85;
+}
+
+// Tree all-reduce bandwidth correction by log2(bytes / 64) (nccl-facts.md §4).
+double tree_correction(Proto p, std::uint64_t bytes) {
+  static constexpr std::array<std::array<double, 24>, 3> k{{
+      {1, 1, 1, 1, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1, 1, 1, 1, 1},
+      {1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1, 1},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+       .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+  }};
+  if (bytes < 64) return 1.0;
+  const int log = std::bit_width(bytes >> 6) - 1;
+  if (log >= 24) return 1.0;
+  const int row = p == Proto::LL ? 0 : p == Proto::LL128 ? 1 : 2;
+  return k[row][log];
+}
+
+int log2i(int x) {
+  return x <= 1 ? 0 : std::bit_width(static_cast<unsigned>(x)) - 1;
+}
+
+AlgoTime ring_time(const TuningInput& in, Proto p) {
+  const int n = in.n_ranks, nodes = in.n_nodes, nch = in.hw.max_channels;
+  AlgoTime t{Algo::Ring, p, true, nch};
+  const bool ar = in.op == Op::AllReduce;
+  const bool chain = in.op == Op::Broadcast || in.op == Op::Reduce;
+  const int nsteps = ar ? 2 * (n - 1) : chain ? n : n - 1;
+  const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
+  double lat = base_latency_us(Algo::Ring, p);
+  if (chain) {
+    // Broadcast / reduce: one hop latency when both use the same channels (assumed).
+    lat += hw_latency_us(Algo::Ring, p, nodes == 1 ? intra_hop : Hop::Net);
+  } else {
+    const int ppn = n / std::max(nodes, 1);
+    double intra = hw_latency_us(Algo::Ring, p, intra_hop);
+    const double inter = hw_latency_us(ppn == 1 ? Algo::Tree : Algo::Ring, p, Hop::Net);
+    if (nodes > 1) intra = std::max(intra, in.hw.net_overhead_us * (p == Proto::Simple ? 3 : 1));
+    const int inter_steps = nodes == 1 ? 0 : ar ? 2 * (nodes - 1) : nodes - 1;
+    lat += (nsteps - inter_steps) * intra + inter_steps * inter;
+    // Multi-node ring Simple all-reduce plateau (x1.4 Ampere+, x1.9 before).
+    if (ar && nodes > 1 && p == Proto::Simple &&
+        in.bytes / static_cast<std::uint64_t>(nch * n) >= 64) {
+      lat *= in.hw.arch == Arch::Volta ? 1.9 : 1.4;
+    }
+  }
+  const double bw = nodes <= 2 ? in.hw.bw_intra_gbps : in.hw.bw_inter_gbps;
+  double bus = nch * bw;
+  if (p == Proto::LL) bus = std::min(ll_max_bw(in.hw.arch, nodes), 0.5 * bus);
+  if (p == Proto::LL128) bus = std::min(0.92 * bus, nch * per_ch_ring_ll128(in.hw.arch));
+  t.latency_us = lat;
+  t.algbw_gbps = bus * n / std::max(nsteps, 1);
+  return t;
+}
+
+AlgoTime tree_time(const TuningInput& in, Proto p) {
+  const int n = in.n_ranks, nodes = in.n_nodes, nch = in.hw.max_channels;
+  AlgoTime t{Algo::Tree, p, in.op == Op::AllReduce, nch};
+  const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
+  const int ppn = n / std::max(nodes, 1);
+  t.latency_us =
+      base_latency_us(Algo::Tree, p) + 2 * ((ppn - 1) * hw_latency_us(Algo::Tree, p, intra_hop) +
+                                            log2i(nodes) * hw_latency_us(Algo::Tree, p, Hop::Net));
+  const double bw = nodes <= 2 ? in.hw.bw_intra_gbps : in.hw.bw_inter_gbps;
+  const double bus = nch * bw;
+  double tree = 0;
+  if (p == Proto::Simple) tree = std::min(0.92 * bus, nch * per_ch_tree(in.hw.arch, nodes));
+  if (p == Proto::LL) tree = std::min(bus / 3.8, ll_max_bw(in.hw.arch, nodes));
+  if (p == Proto::LL128) {
+    tree = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                    nch * per_ch_tree_ll128(in.hw.arch, nodes));
+  }
+  t.algbw_gbps = 0.5 * tree * tree_correction(p, in.bytes);
+  return t;
+}
+
+AlgoTime nvls_time(const TuningInput& in, Proto p) {
+  const int n = in.n_ranks, nch = in.hw.nvls_channels;
+  // NVLS: Simple only, all-reduce only here, one host (multi-host needs NVLSTree / CollNet),
+  // at least two channels.
+  AlgoTime t{Algo::Nvls, p,
+             in.hw.nvls && p == Proto::Simple && in.op == Op::AllReduce && in.n_nodes == 1 &&
+                 nch >= 2 && n > 1,
+             nch};
+  t.latency_us = hw_latency_us(Algo::Nvls, Proto::Simple, Hop::NVLink);
+  // bw_intra is per channel; NVLS's graph reports the GPU's whole NVLink bandwidth, here
+  // approximated as channels x per-channel bandwidth (UNVERIFIED, see nccl-facts.md §4).
+  const double intra = nch * in.hw.bw_intra_gbps * nvls_efficiency(in.hw.arch) * (nch - 1) / nch;
+  t.algbw_gbps = 2 * intra * n / std::max(2 * (n - 1), 1);
+  return t;
+}
+
+}  // namespace
+
+std::vector<AlgoTime> algo_times(const TuningInput& in) {
+  std::vector<AlgoTime> out;
+  for (Proto p : {Proto::LL, Proto::LL128, Proto::Simple}) {
+    AlgoTime ring = ring_time(in, p);
+    ring.enabled = in.op != Op::AllToAll && in.op != Op::SendRecv;
+    out.push_back(ring);
+    out.push_back(tree_time(in, p));
+    out.push_back(nvls_time(in, p));
+  }
+  for (AlgoTime& t : out) {
+    t.time_us = t.latency_us + static_cast<double>(in.bytes) / (1000.0 * t.algbw_gbps);
+    if (!(t.algbw_gbps > 0)) t.enabled = false;
+  }
+  return out;
+}
+
+int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels) {
+  if (algo != Algo::Ring && algo != Algo::Tree) return channels;
+  // Thread counts per (algo, proto) and bytes-per-thread thresholds (nccl-facts.md §1, §4).
+  int threads = proto == Proto::LL ? 512 : proto == Proto::LL128 ? 640 : 512;
+  if (algo == Algo::Tree) threads = 640;
+  if (algo == Algo::Ring && proto == Proto::Simple && in.hw.bw_intra_gbps * channels <= 12.0) {
+    threads = 256;
+  }
+  std::uint64_t threshold = proto == Proto::Simple ? 64 : 8;
+  if (algo == Algo::Ring && proto == Proto::LL) threshold *= static_cast<std::uint64_t>(in.n_ranks);
+  while (channels > 1 && in.bytes < static_cast<std::uint64_t>(channels) * threads * threshold) {
+    --channels;
+  }
+  return channels;
+}
+
+Choice choose(const TuningInput& in, Algo algo, Proto proto) {
+  const AlgoTime* best = nullptr;
+  const std::vector<AlgoTime> times = algo_times(in);
+  for (const AlgoTime& t : times) {
+    if (!t.enabled || (algo != Algo::Auto && t.algo != algo)) continue;
+    if (proto != Proto::Auto && t.proto != proto) continue;
+    if (best == nullptr || t.time_us < best->time_us) best = &t;
+  }
+  if (best == nullptr) {
+    throw PlanError("tuning: no enabled algorithm/protocol for " + std::string(name(in.op)) +
+                    " with algo " + std::string(name(algo)) + " and proto " +
+                    std::string(name(proto)));
+  }
+  return Choice{best->algo, best->proto,
+                tuned_channels(in, best->algo, best->proto, best->channels), best->time_us};
+}
+
+}  // namespace fabricsim::collectives

@@ -1,0 +1,48 @@
+#pragma once
+// NCCL's tuning model (src/graph/tuning.cc ncclTopoTuneModel / ncclTopoGetAlgoTime, 2.30.7;
+// nccl-facts.md §4): for every enabled (algorithm, protocol)
+//   time_us = latency_us + bytes / (1000 x algbw_GBps)
+// and the fastest wins; then, like NCCL, the channel count shrinks for small messages.
+#include <cstdint>
+#include <vector>
+
+#include "collectives/call.hpp"
+
+namespace fabricsim::collectives {
+
+struct TuningInput {
+  Op op = Op::AllReduce;
+  std::uint64_t bytes = 0;
+  int n_ranks = 1;
+  int n_nodes = 1;
+  Hardware hw;
+};
+
+struct AlgoTime {
+  Algo algo = Algo::Ring;
+  Proto proto = Proto::Simple;
+  bool enabled = false;  // NCCL's model does not offer this pair for this op / machine
+  int channels = 0;      // channels the model assumed
+  double latency_us = 0;
+  double algbw_gbps = 0;
+  double time_us = 0;
+};
+
+// Every (Ring, Tree, NVLS) x (LL, LL128, Simple) pair, enabled or not.
+std::vector<AlgoTime> algo_times(const TuningInput& in);
+
+struct Choice {
+  Algo algo = Algo::Ring;
+  Proto proto = Proto::Simple;
+  int channels = 1;
+  double time_us = 0;
+};
+
+// Fastest enabled pair, optionally restricted to one algorithm and/or protocol (Auto = any).
+// Throws PlanError if no enabled pair matches.
+Choice choose(const TuningInput& in, Algo algo = Algo::Auto, Proto proto = Proto::Auto);
+
+// NCCL's post-choice shrink: fewer channels while bytes < channels x threads x threshold.
+int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels);
+
+}  // namespace fabricsim::collectives

@@ -1,0 +1,272 @@
+// Plans are checked by running them symbolically (symbolic_executor.hpp): the final contributor
+// sets must be what the collective promises, no rank reduces a contribution twice, every
+// receive meets its send, and the plan does not deadlock under the credit rule.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "collectives/plan.hpp"
+#include "layouts.hpp"
+#include "symbolic_executor.hpp"
+
+using namespace fabricsim::collectives;
+using namespace fabricsim::collectives::test;
+
+namespace {
+
+constexpr int kSizes[] = {2, 3, 4, 7, 8, 16, 64};
+
+Execution run(const Plan& plan, int root = 0) {
+  return execute(plan, initial_state(plan, root));
+}
+
+void check_semantics(const Call& call, const RankLayout& layout) {
+  const Plan plan = make_plan(call, layout);
+  const Execution ex = run(plan, call.root);
+  INFO(std::string(name(call.op)) << " " << name(plan.algo) << "/" << name(plan.proto)
+                                  << " n=" << layout.ranks.size() << " channels=" << plan.channels
+                                  << " bytes=" << call.bytes);
+  CHECK(check_result(plan, ex, call.root) == "");
+}
+
+}  // namespace
+
+TEST_CASE("ring collectives reduce and gather every chunk exactly once", "[collectives]") {
+  for (int n : kSizes) {
+    for (int channels : {1, 2, 3}) {
+      for (Op op : {Op::AllReduce, Op::ReduceScatter, Op::AllGather}) {
+        Call call{.op = op, .algo = Algo::Ring, .proto = Proto::Simple, .channels = channels};
+        call.bytes = static_cast<std::uint64_t>(n) * 4096 * channels + (op == Op::AllReduce);
+        // A small chunk forces several loops per channel, so pipelining and credits matter.
+        call.chunk_bytes = n <= 16 ? 512 : 4096;
+        // n = 64 runs on the realistic layout only (8 GPUs per host), to keep the suite fast.
+        if (n < 64) check_semantics(call, layout_one_host(n));
+        check_semantics(call, layout_hosts(n, n < 64 ? 4 : 8));
+      }
+    }
+  }
+}
+
+TEST_CASE("ring broadcast and reduce reach the root's chain", "[collectives]") {
+  for (int n : kSizes) {
+    for (int channels : {1, 4}) {
+      for (Op op : {Op::Broadcast, Op::Reduce}) {
+        for (int root : {0, n - 1, n / 2}) {
+          Call call{.op = op,
+                    .bytes = 100000,
+                    .root = root,
+                    .algo = Algo::Ring,
+                    .proto = Proto::LL,
+                    .channels = channels,
+                    .chunk_bytes = 8192};
+          check_semantics(call, layout_hosts(n, 8));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("double binary tree all-reduce sums over all ranks", "[collectives]") {
+  for (int n : kSizes) {
+    for (int channels : {1, 2, 5}) {
+      for (int ppn : {1, 4, 8}) {
+        Call call{.op = Op::AllReduce,
+                  .bytes = 300000,
+                  .algo = Algo::Tree,
+                  .proto = Proto::Simple,
+                  .channels = channels,
+                  .chunk_bytes = 16384};
+        check_semantics(call, layout_hosts(n, ppn));
+      }
+    }
+  }
+}
+
+TEST_CASE("NVLS all-reduce reduces in the switch", "[collectives]") {
+  for (int n : {2, 3, 4, 7, 8}) {
+    for (int channels : {2, 4}) {
+      Call call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::Nvls, .channels = channels};
+      check_semantics(call, layout_one_host(n, true));
+    }
+  }
+}
+
+TEST_CASE("all-to-all and send/recv deliver every block", "[collectives]") {
+  for (int n : kSizes) {
+    for (int channels : {1, 2}) {
+      Call call{.op = Op::AllToAll, .algo = Algo::P2P, .channels = channels, .chunk_bytes = 1000};
+      call.bytes = static_cast<std::uint64_t>(n) * 3000;
+      check_semantics(call, layout_hosts(n, 8));
+      Call sr{.op = Op::SendRecv,
+              .bytes = 5000,
+              .root = n - 1,
+              .peer = 0,
+              .channels = channels,
+              .chunk_bytes = 1000};
+      check_semantics(sr, layout_hosts(n, 8));
+    }
+  }
+}
+
+TEST_CASE("automatic choices produce valid plans", "[collectives]") {
+  for (int n : {2, 8, 16}) {
+    for (std::uint64_t bytes : {std::uint64_t{8} << 10, std::uint64_t{4} << 20}) {
+      for (Op op : {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::Broadcast, Op::Reduce}) {
+        Call call{.op = op, .bytes = bytes};
+        check_semantics(call, layout_hosts(n, 8, n <= 8));
+      }
+    }
+  }
+}
+
+TEST_CASE("ring step counts are (n-1) or 2(n-1) per slice", "[collectives]") {
+  for (int n : kSizes) {
+    const int channels = 2;
+    const std::uint64_t loops = 3, slices = 2;  // ring Simple: chunk = 2 slices
+    const std::uint64_t chunk = 1024;
+    for (Op op : {Op::AllReduce, Op::ReduceScatter, Op::AllGather}) {
+      Call call{.op = op,
+                .algo = Algo::Ring,
+                .proto = Proto::Simple,
+                .channels = channels,
+                .chunk_bytes = chunk};
+      call.bytes = static_cast<std::uint64_t>(n) * channels * chunk * loops;
+      const Plan plan = make_plan(call, layout_hosts(n, 8));
+      const std::uint64_t per_slice = op == Op::AllReduce ? 2 * (n - 1) : n - 1;
+      for (int r = 0; r < n; ++r) {
+        std::uint64_t sends = 0, recvs = 0;
+        for (const Step& s : plan.steps[r]) (s.dir == Dir::Send ? sends : recvs) += 1;
+        CHECK(sends == per_slice * loops * slices * channels);
+        CHECK(recvs == sends);
+      }
+    }
+  }
+}
+
+TEST_CASE("bytes each rank sends match the algorithm's formula", "[collectives]") {
+  for (int n : kSizes) {
+    const int channels = 2;
+    // Divisible by n, channels, loops and slices, so every piece has the same size.
+    const std::uint64_t s = static_cast<std::uint64_t>(n) * channels * 4 * 1024;
+    const auto sent = [&](const Call& call, const RankLayout& layout) {
+      const Plan plan = make_plan(call, layout);
+      return run(plan, call.root);
+    };
+    const RankLayout layout = layout_hosts(n, 8);
+    const Execution ar = sent({.op = Op::AllReduce,
+                               .bytes = s,
+                               .algo = Algo::Ring,
+                               .proto = Proto::Simple,
+                               .channels = channels,
+                               .chunk_bytes = 2048},
+                              layout);
+    const Execution rs = sent({.op = Op::ReduceScatter,
+                               .bytes = s,
+                               .algo = Algo::Ring,
+                               .proto = Proto::LL128,
+                               .channels = channels},
+                              layout);
+    const Execution ag = sent({.op = Op::AllGather,
+                               .bytes = s,
+                               .algo = Algo::Ring,
+                               .proto = Proto::LL,
+                               .channels = channels},
+                              layout);
+    const Execution a2a = sent({.op = Op::AllToAll, .bytes = s, .channels = channels}, layout);
+    const Execution bc = sent({.op = Op::Broadcast,
+                               .bytes = s,
+                               .root = 1,
+                               .algo = Algo::Ring,
+                               .proto = Proto::Simple,
+                               .channels = 1},
+                              layout);
+    const Execution red = sent({.op = Op::Reduce,
+                                .bytes = s,
+                                .root = 1,
+                                .algo = Algo::Ring,
+                                .proto = Proto::Simple,
+                                .channels = 1},
+                               layout);
+    const Execution tree = sent({.op = Op::AllReduce,
+                                 .bytes = s,
+                                 .algo = Algo::Tree,
+                                 .proto = Proto::Simple,
+                                 .channels = channels},
+                                layout);
+    std::uint64_t tree_total = 0;
+    int bc_senders = 0;
+    for (int r = 0; r < n; ++r) {
+      CHECK(ar.sent_bytes[r] == 2 * (n - 1) * s / n);
+      CHECK(rs.sent_bytes[r] == (n - 1) * s / n);
+      CHECK(ag.sent_bytes[r] == (n - 1) * s / n);
+      CHECK(a2a.sent_bytes[r] == (n - 1) * s / n);
+      CHECK(red.sent_bytes[r] == (r == 1 ? 0 : s));
+      if (bc.sent_bytes[r] != 0) {
+        CHECK(bc.sent_bytes[r] == s);
+        ++bc_senders;
+      }
+      tree_total += tree.sent_bytes[r];
+    }
+    CHECK(bc_senders == n - 1);            // all but the chain's last rank
+    CHECK(tree_total == 2 * (n - 1) * s);  // every tree edge carries the data up and down
+  }
+}
+
+TEST_CASE("NVLS traffic: each GPU sends its data once and its head share once", "[collectives]") {
+  const int n = 8;
+  const std::uint64_t s = n * 4 * 128 * 1024;
+  Call call{.op = Op::AllReduce, .bytes = s, .algo = Algo::Nvls, .channels = 4};
+  const Plan plan = make_plan(call, layout_one_host(n, true));
+  REQUIRE(plan.steps.size() == n + 1);
+  CHECK(plan.switch_host == std::vector<int>{0});
+  const Execution ex = run(plan);
+  REQUIRE(check_result(plan, ex, 0) == "");
+  for (int r = 0; r < n; ++r) CHECK(ex.sent_bytes[r] == s + s / n);
+  CHECK(ex.sent_bytes[n] == s + s * n);  // the switch: sums to heads, multicast to all
+}
+
+TEST_CASE("credits bound slices in flight and still never deadlock", "[collectives]") {
+  Call call{.op = Op::AllReduce,
+            .bytes = 64ull << 20,
+            .algo = Algo::Ring,
+            .proto = Proto::Simple,
+            .channels = 1};
+  Plan plan = make_plan(call, layout_one_host(8));
+  CHECK(plan.credits == 4);                 // NCCL_STEPS 8 / ALLREDUCE_SLICESTEPS 2
+  CHECK(plan.slice_bytes == (1ull << 20));  // 2 x 512 KiB steps
+  CHECK(check_result(plan, run(plan), 0) == "");
+  plan.credits = 1;  // the tightest window must still make progress
+  CHECK(check_result(plan, run(plan), 0) == "");
+  call.proto = Proto::LL;
+  call.bytes = 1 << 20;
+  const Plan ll = make_plan(call, layout_one_host(8));
+  CHECK(ll.credits == 8);
+  CHECK(ll.slice_bytes == 32 * 1024);
+  for (const Step& s : ll.steps[0]) CHECK(s.wire_bytes == 2 * s.bytes);
+}
+
+TEST_CASE("every receive is matched and dependencies point backwards", "[collectives]") {
+  Call call{.op = Op::AllReduce,
+            .bytes = 1 << 16,
+            .algo = Algo::Tree,
+            .proto = Proto::LL128,
+            .channels = 4};
+  const Plan plan = make_plan(call, layout_hosts(16, 4));
+  for (const auto& steps : plan.steps) {
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      for (std::uint32_t d : steps[i].deps) CHECK(d < i);
+    }
+  }
+  // A broken plan is caught: drop one receive and the executor reports it.
+  Plan broken = plan;
+  for (auto& steps : broken.steps) {
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      if (steps[i].dir == Dir::Recv && steps[i].deps.empty()) {
+        steps[i].dir = Dir::Send;
+        steps[i].combine = Combine::None;
+        break;
+      }
+    }
+  }
+  CHECK(run(broken).error != "");
+}

@@ -1,0 +1,132 @@
+// Tuning model, protocol costs, busbw factors and refused requests.
+#include <catch2/catch.hpp>
+
+#include "collectives/busbw.hpp"
+#include "collectives/plan.hpp"
+#include "collectives/protocol.hpp"
+#include "collectives/tuning.hpp"
+#include "layouts.hpp"
+
+using namespace fabricsim::collectives;
+using namespace fabricsim::collectives::test;
+
+namespace {
+
+const AlgoTime& find(const std::vector<AlgoTime>& times, Algo a, Proto p) {
+  for (const AlgoTime& t : times) {
+    if (t.algo == a && t.proto == p) return t;
+  }
+  FAIL("missing pair");
+  return times.front();
+}
+
+}  // namespace
+
+TEST_CASE("latencies follow NCCL's base + per-hop model", "[collectives]") {
+  // 2 GPUs over NVLink, all-reduce: ring LL = 6.6 + 2 x 0.6, ring Simple = 8.4 + 2 x 3.4,
+  // tree LL = 6.8 + 2 x 0.6 (tuning.cc figures, nccl-facts.md §4).
+  const TuningInput in{Op::AllReduce, 8192, 2, 1, Hardware{}};
+  const auto times = algo_times(in);
+  CHECK(find(times, Algo::Ring, Proto::LL).latency_us == Approx(7.8));
+  CHECK(find(times, Algo::Ring, Proto::Simple).latency_us == Approx(15.2));
+  CHECK(find(times, Algo::Tree, Proto::LL).latency_us == Approx(8.0));
+  CHECK(find(times, Algo::Ring, Proto::LL128).latency_us == Approx(17.8));
+  const Choice c = choose(in);
+  CHECK(c.algo == Algo::Ring);
+  CHECK(c.proto == Proto::LL);
+  CHECK(c.channels == 1);  // 8 KiB cannot keep more than one LL channel busy
+}
+
+TEST_CASE("multi-node ring latency counts inter-node steps", "[collectives]") {
+  // 16 ranks on 2 nodes: 30 steps, 2 of them over the network; Simple intra floor 3 x 1 us.
+  const TuningInput in{Op::AllReduce, 1, 16, 2, Hardware{}};
+  const auto times = algo_times(in);
+  CHECK(find(times, Algo::Ring, Proto::Simple).latency_us == Approx(8.4 + 28 * 3.4 + 2 * 14.0));
+  CHECK(find(times, Algo::Ring, Proto::LL).latency_us == Approx(6.6 + 28 * 1.0 + 2 * 2.7));
+  CHECK(find(times, Algo::Tree, Proto::LL).latency_us == Approx(6.8 + 2 * (7 * 0.6 + 1 * 5.0)));
+}
+
+TEST_CASE("small messages pick LL, large ones Simple or NVLS", "[collectives]") {
+  Hardware hw;
+  TuningInput in{Op::AllReduce, 1024, 8, 1, hw};
+  CHECK(choose(in).proto == Proto::LL);
+  in.bytes = 1ull << 30;
+  CHECK(choose(in).proto == Proto::Simple);
+  CHECK(choose(in).channels == hw.max_channels);
+  in.hw.nvls = true;
+  CHECK(choose(in).algo == Algo::Nvls);
+  in.n_nodes = 2;  // NVLS across hosts is not offered
+  in.n_ranks = 16;
+  CHECK(choose(in).algo != Algo::Nvls);
+  in.op = Op::AllGather;
+  CHECK(choose(in).algo == Algo::Ring);
+  CHECK_THROWS_AS(choose(in, Algo::Tree), PlanError);
+}
+
+TEST_CASE("protocol figures", "[collectives]") {
+  CHECK(kNcclSteps == 8);
+  CHECK(buffer_bytes(Proto::Simple) == 4u << 20);
+  CHECK(buffer_bytes(Proto::LL) == 512u << 10);
+  CHECK(buffer_bytes(Proto::LL128) == 4915200u);
+  CHECK(step_payload(Proto::Simple) == 512u << 10);
+  CHECK(step_payload(Proto::LL) == 32u << 10);
+  CHECK(step_payload(Proto::LL128) == 576000u);
+  CHECK(chunk_payload(Op::AllReduce, Algo::Ring, Proto::Simple, true) == 2u << 20);
+  CHECK(chunk_payload(Op::Broadcast, Algo::Ring, Proto::Simple, true) == 512u << 10);
+  CHECK(wire_bytes(Proto::LL128, 120) == 128);
+  CHECK(wire_bytes(Proto::Simple, 1000) == 1000);
+  CHECK(wire_efficiency(Proto::LL) == 0.5);
+  CHECK(credits(Op::AllReduce, Algo::Ring, Proto::Simple) == 4);
+  CHECK(credits(Op::AllReduce, Algo::Tree, Proto::Simple) == 8);
+}
+
+TEST_CASE("busbw factors are nccl-tests'", "[collectives]") {
+  CHECK(busbw_factor(Op::AllReduce, 8) == Approx(14.0 / 8));
+  CHECK(busbw_factor(Op::AllGather, 8) == Approx(7.0 / 8));
+  CHECK(busbw_factor(Op::ReduceScatter, 4) == Approx(0.75));
+  CHECK(busbw_factor(Op::AllToAll, 2) == Approx(0.5));
+  CHECK(busbw_factor(Op::Broadcast, 8) == 1.0);
+  CHECK(busbw_factor(Op::Reduce, 8) == 1.0);
+  CHECK(busbw_factor(Op::SendRecv, 2) == 1.0);
+  CHECK(algbw_gbps(1'000'000'000, 0.5) == Approx(2.0));
+  CHECK(busbw_gbps(Op::AllReduce, 2, 1'000'000'000, 1.0) == Approx(1.0));
+}
+
+TEST_CASE("impossible requests are errors, never fallbacks", "[collectives]") {
+  const RankLayout two_hosts = layout_hosts(16, 8, true);
+  const RankLayout one_host = layout_one_host(8, false);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::Nvls}, two_hosts),
+                  PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::Nvls}, one_host),
+                  PlanError);
+  CHECK_THROWS_AS(
+      make_plan({.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::Nvls, .proto = Proto::LL},
+                layout_one_host(8, true)),
+      PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllToAll, .bytes = 1 << 20, .algo = Algo::Tree}, one_host),
+                  PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllGather, .bytes = 1 << 20, .algo = Algo::Tree}, one_host),
+                  PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::P2P}, one_host),
+                  PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllToAll, .bytes = 1 << 20, .proto = Proto::LL}, one_host),
+                  PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllGather, .bytes = 1001}, one_host), PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::Broadcast, .bytes = 8, .root = 8}, one_host), PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::SendRecv, .bytes = 8, .root = 3, .peer = 3}, one_host),
+                  PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 8, .channels = 65}, one_host),
+                  PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 8}, RankLayout{}), PlanError);
+  RankLayout dup = one_host;
+  dup.ranks[1] = dup.ranks[0];
+  CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 8}, dup), PlanError);
+}
+
+TEST_CASE("a single rank or zero bytes moves nothing", "[collectives]") {
+  const Plan one = make_plan({.op = Op::AllReduce, .bytes = 1 << 20}, layout_one_host(1));
+  CHECK(one.steps.size() == 1);
+  CHECK(one.steps[0].empty());
+  const Plan none = make_plan({.op = Op::AllGather, .bytes = 0}, layout_one_host(4));
+  for (const auto& s : none.steps) CHECK(s.empty());
+}
