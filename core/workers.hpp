@@ -38,7 +38,9 @@ class Workers {
       loop();
       return;
     }
-    stop_.store(false, std::memory_order_relaxed);
+    // Workers read `stop_` first: this release hands them everything written before, which
+    // ThreadSanitizer cannot see oneTBB's task hand-off do.
+    stop_.store(false, std::memory_order_release);
     arena_->execute([&] {
       tbb::task_group group;
       for (unsigned w = 1; w < threads_; ++w) group.run([this, &task, w] { work(task, w); });

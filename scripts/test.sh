@@ -2,7 +2,8 @@
 # Second command of the README (and what CI runs): set up, build, and run the whole test suite:
 #   1. release build, every test;
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build (assertions on), every test;
-#   3. ThreadSanitizer build, the tests labelled `kernel` (the parallel kernel).
+#   3. ThreadSanitizer build: the tests labelled `kernel` (the parallel kernel) and every
+#      multithreaded determinism test of the models built on it.
 # FABRICSIM_TEST_STAGES="release asan tsan" (default) picks stages; `-L label` style filters go
 # through FABRICSIM_CTEST_ARGS.
 set -euo pipefail
@@ -15,10 +16,13 @@ for stage in $stages; do
   echo "=== fabricsim tests: $stage"
   cmake --preset "$stage" >/dev/null
   cmake --build --preset "$stage" -j "$jobs"
-  case "$stage" in
-    tsan) label=(-L kernel) ;;
-    *) label=() ;;
-  esac
-  # shellcheck disable=SC2086
-  ctest --preset "$stage" -j "$jobs" "${label[@]}" ${FABRICSIM_CTEST_ARGS:-}
+  if [ "$stage" = tsan ]; then
+    # shellcheck disable=SC2086
+    ctest --preset tsan -j "$jobs" -L kernel ${FABRICSIM_CTEST_ARGS:-}
+    # shellcheck disable=SC2086
+    ctest --preset tsan -j "$jobs" -R "every thread count and partition" ${FABRICSIM_CTEST_ARGS:-}
+  else
+    # shellcheck disable=SC2086
+    ctest --preset "$stage" -j "$jobs" ${FABRICSIM_CTEST_ARGS:-}
+  fi
 done
