@@ -54,6 +54,14 @@ int cmd_run(const std::vector<std::string>& args) {
   if (threads) sets.push_back("simulation.threads=" + std::to_string(threads));
   const Scenario sc = load_scenario(scenario, sets);
   spdlog::info("loaded {}", sc.path);
+  // On stdout with the summary, so that sweep workers (which run such files) keep stderr for
+  // real problems.
+  if (sc.has_sweep) {
+    std::printf(
+        "note: run ignores the sweep: section and runs the base values; "
+        "'fabricsim sweep %s' runs every point\n",
+        scenario.c_str());
+  }
   if (sc.phold) {
     core::PholdParams p = *sc.phold;
     p.trace_hash = true;

@@ -1,4 +1,4 @@
-// fabricsim: the command line. Subcommands: run, bench.
+// fabricsim: the command line. Subcommands: run, sweep, topo, bench.
 #include <spdlog/spdlog.h>
 
 #include <boost/program_options.hpp>
@@ -24,6 +24,8 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  run SCENARIO.yaml [--set key=value ...] [--threads N]   run a scenario\n"
+    "  sweep SCENARIO.yaml [-j N] [--out DIR] [--set k=v]      run its sweep: points\n"
+    "  topo SCENARIO.yaml [--dot FILE]                        the cluster it builds\n"
     "  bench phold [--nodes N] [--threads T] [--end TIME] ...  kernel benchmark\n"
     "  bench fattree [--hosts N] [--cc dcqcn] [--threads T]    network benchmark\n"
     "\n"
@@ -70,6 +72,8 @@ int main(int argc, char** argv) {
     rest.erase(rest.begin());  // the command itself
     if (command == "run") return tools::cmd_run(rest);
     if (command == "bench") return tools::cmd_bench(rest);
+    if (command == "sweep") return tools::cmd_sweep(rest);
+    if (command == "topo") return tools::cmd_topo(rest);
     std::cerr << "fabricsim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const tools::ScenarioError& e) {

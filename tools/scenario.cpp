@@ -138,7 +138,10 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   Scenario sc;
   sc.path = ctx.file;
   const Section top(root, ctx, "");
-  top.only({"simulation", "cluster", "network", "workload"});
+  // `sweep` belongs to `fabricsim sweep` (tools/sweep.hpp), which reads it on its own; a single
+  // run uses the base values.
+  top.only({"simulation", "cluster", "network", "workload", "sweep"});
+  sc.has_sweep = top.has("sweep");
   const Section wl = top.sub("workload");
   wl.only({"phold", "flows"});
   if (wl.has("phold") == wl.has("flows")) {

@@ -50,6 +50,7 @@ struct Scenario {
   SimulationSection simulation;
   std::optional<core::PholdParams> phold;  // workload.phold
   std::optional<NetScenario> net;          // cluster + workload.flows
+  bool has_sweep = false;                  // a `sweep:` section, which only `sweep` reads
 };
 
 // Loads `path`, applying `overrides` ("a.b.c=value", as given to --set) before validation.

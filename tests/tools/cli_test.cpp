@@ -80,3 +80,18 @@ TEST_CASE("fabricsim bench phold runs and shows where time goes", "[cli]") {
   REQUIRE_THAT(b.text, Catch::Contains("barrier"));
   REQUIRE_THAT(b.text, Catch::Contains("bare event list"));
 }
+
+TEST_CASE("fabricsim topo counts the quickstart's cluster and writes Graphviz", "[cli]") {
+  const Out t = run("topo scenarios/quickstart.yaml --dot build/cli_test_out/quickstart.dot");
+  REQUIRE(t.status == 0);
+  // 4 leaves x 4 hosts, 4 spines: 16 NIC links + 16 leaf-spine links.
+  REQUIRE_THAT(t.text, Catch::Contains("24: 16 NICs, 8 switches"));
+  REQUIRE_THAT(t.text, Catch::Contains("links             32 (64 ports)"));
+  FILE* fp = std::fopen("build/cli_test_out/quickstart.dot", "r");
+  REQUIRE(fp != nullptr);
+  char head[16] = {};
+  REQUIRE(std::fread(head, 1, 5, fp) == 5);
+  std::fclose(fp);
+  REQUIRE(std::string(head) == "graph");
+  REQUIRE(run("topo scenarios/examples/phold.yaml").status == 2);
+}

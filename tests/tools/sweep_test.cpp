@@ -1,0 +1,248 @@
+#include "tools/sweep.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tools/results_json.hpp"
+#include "tools/scenario.hpp"
+
+using namespace fabricsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kBase = R"(cluster:
+  topology: single
+  hosts: 4
+  host: {gpus: 0, nics: 1}
+  nic_link: {rate: 100Gbps, delay: 1us}
+network:
+  cc: dcqcn
+workload:
+  flows: {pattern: incast, receiver: 3, senders: 3, size: 16KB}
+)";
+
+std::string with_sweep(const std::string& sweep) {
+  return kBase + std::string("sweep:\n") + sweep;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+struct Out {
+  int status;
+  std::string text;
+};
+
+// The real binary, as a user runs it.
+Out run(const std::string& args) {
+  const std::string cmd = std::string(FABRICSIM_EXE) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  Out o{0, {}};
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) o.text.append(buf, n);
+  const int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+// Next to the binary, so that sweeps of two build trees testing at once do not meet.
+fs::path scratch(const std::string& name) {
+  const fs::path p = fs::path(FABRICSIM_EXE).parent_path().parent_path() / "sweep_test_out" / name;
+  fs::remove_all(p);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("sweep: the product of the axes in file order, zip groups as one axis", "[sweep]") {
+  const tools::Sweep s = tools::parse_sweep(with_sweep("  network.cc: [dcqcn, hpcc, none]\n"
+                                                       "  zip:\n"
+                                                       "    workload.flows.size: [1MB, 4MB]\n"
+                                                       "    simulation.seed: [1, 2]\n"
+                                                       "  cluster.nic_link.rate: [100Gbps]\n"),
+                                            "s.yaml");
+  REQUIRE(s.keys == std::vector<std::string>{"network.cc", "workload.flows.size", "simulation.seed",
+                                             "cluster.nic_link.rate"});
+  REQUIRE(s.points.size() == 6);
+  REQUIRE(s.points[0] == std::vector<std::string>{"dcqcn", "1MB", "1", "100Gbps"});
+  REQUIRE(s.points[1] == std::vector<std::string>{"dcqcn", "4MB", "2", "100Gbps"});
+  REQUIRE(s.points[5] == std::vector<std::string>{"none", "4MB", "2", "100Gbps"});
+  REQUIRE(tools::point_sets(s, 2) ==
+          std::vector<std::string>{"network.cc=hpcc", "workload.flows.size=1MB",
+                                   "simulation.seed=1", "cluster.nic_link.rate=100Gbps"});
+  REQUIRE(tools::point_label(s, 3) ==
+          "network.cc=hpcc, workload.flows.size=4MB, simulation.seed=2, "
+          "cluster.nic_link.rate=100Gbps");
+  REQUIRE(tools::point_dir(0) == "0001");
+  REQUIRE_NOTHROW(tools::check_points(s, with_sweep("  network.cc: [dcqcn]\n"), "s.yaml", {}));
+
+  const tools::Sweep two = tools::parse_sweep(
+      with_sweep("  network.cc: [dcqcn, hpcc]\n  cluster.nic_link.rate: [100Gbps, 400Gbps]\n"),
+      "s.yaml");
+  REQUIRE(two.points.size() == 4);
+  REQUIRE(two.points[1] == std::vector<std::string>{"dcqcn", "400Gbps"});
+  REQUIRE(two.points[2] == std::vector<std::string>{"hpcc", "100Gbps"});
+}
+
+TEST_CASE("sweep: a malformed sweep section is refused at its line and column", "[sweep]") {
+  struct Case {
+    std::string sweep;
+    const char* message;
+  };
+  // kBase has 9 lines and "sweep:" is line 10, so the first swept key is on line 11.
+  const Case cases[] = {
+      {"  zip:\n    workload.flows.size: [1MB, 4MB]\n    simulation.seed: [1, 2, 3]\n",
+       "s.yaml:13:22: 'sweep.zip.simulation.seed' has 3 values but "
+       "'sweep.zip.workload.flows.size' has 2"},
+      {"  network.cc: dcqcn\n", "s.yaml:11:15: 'sweep.network.cc' must be a list of values"},
+      {"  network.cc: []\n", "'sweep.network.cc' is an empty list"},
+      {"  network.cc: [[dcqcn]]\n", "must list single values"},
+      {"  network.cc: ['']\n", "which --set cannot pass on as is"},
+      {"  network.cc: [dcqcn]\n  network: [{cc: hpcc}]\n",
+       "s.yaml:12:3: 'sweep.network' is "
+       "swept twice (with 'network.cc')"},
+      {"  network.cc: [dcqcn]\n  zip: {simulation.seed: [1]}\n  zip: {simulation.end: [1us]}\n",
+       "has 'zip' twice"},
+      {"  zip: {}\n", "'sweep.zip' is empty"},
+      {"  sweep.x: [1]\n", "is the sweep itself"},
+      {"  {}\n", "'sweep' is empty"},
+      {"  [1, 2]\n", "'sweep' must be a mapping"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.sweep);
+    REQUIRE_THROWS_WITH(tools::parse_sweep(with_sweep(c.sweep), "s.yaml"),
+                        Catch::Contains(c.message));
+  }
+  REQUIRE_THROWS_WITH(tools::parse_sweep(kBase, "s.yaml"),
+                      Catch::Contains("s.yaml: has no 'sweep:' section"));
+}
+
+TEST_CASE("sweep: every point is loaded before anything runs, and a bad one is named", "[sweep]") {
+  const auto check = [](const std::string& sweep, const std::vector<std::string>& sets = {}) {
+    const std::string text = with_sweep(sweep);
+    tools::check_points(tools::parse_sweep(text, "s.yaml"), text, "s.yaml", sets);
+  };
+  REQUIRE_THROWS_WITH(check("  network.ccc: [dcqcn]\n"),
+                      Catch::Contains("sweep point 1/1 (network.ccc=dcqcn)") &&
+                          Catch::Contains("unknown key 'ccc' in 'network'"));
+  REQUIRE_THROWS_WITH(check("  simulation.seed: [1, 2]\n  network.cc: [dcqcn, hcpp]\n"),
+                      Catch::Contains("sweep point 2/4 (simulation.seed=1, network.cc=hcpp)") &&
+                          Catch::Contains("did you mean 'hpcc'"));
+  REQUIRE_THROWS_WITH(check("  cluster.nic_link.rate: [100Gbps, 100]\n"),
+                      Catch::Contains("sweep point 2/2") && Catch::Contains("has no unit"));
+  REQUIRE_THROWS_WITH(check("  network.cc: [dcqcn]\n", {"network.cc=hpcc"}),
+                      Catch::Contains("--set network.cc=hpcc changes 'network.cc'"));
+  REQUIRE_NOTHROW(check("  network.cc: [dcqcn, hpcc]\n", {"simulation.seed=3"}));
+  const std::string phold = "workload: {phold: {nodes: 8}}\nsweep: {simulation.seed: [1, 2]}\n";
+  REQUIRE_THROWS_WITH(tools::check_points(tools::parse_sweep(phold, "p.yaml"), phold, "p.yaml", {}),
+                      Catch::Contains("a PHOLD scenario writes no results.json"));
+  // `run` takes a file with a sweep: section and uses its base values.
+  REQUIRE(tools::parse_scenario(with_sweep("  network.cc: [hpcc]\n"), "s.yaml").has_sweep);
+}
+
+TEST_CASE("sweep: headline results come from results.json and make one CSV row", "[sweep]") {
+  const tools::Scenario sc = tools::parse_scenario(kBase, "s.yaml");
+  net::NetworkResult r;
+  r.flows.resize(2);
+  r.flows[0].start = 0;
+  r.flows[0].finish = 2'500'000;  // 2.5 us in ps
+  r.flows[1].finish = -1;
+  r.ports.resize(1);
+  r.ports[0].drops = 3;
+  r.ports[0].ecn_marks = 7;
+  r.end = 4'000'000;
+  const auto row = tools::read_headline(tools::results_json(sc, r), "r.json");
+  REQUIRE(row == std::vector<std::string>{"1", "2.500000", "2.500000", "4.000000", "3", "7", "0"});
+  REQUIRE_THROWS_WITH(tools::read_headline("{}", "r.json"), Catch::Contains("r.json"));
+
+  tools::Sweep s;
+  s.keys = {"network.cc", "odd,key"};
+  s.points = {{"dcqcn", "a\"b"}};
+  REQUIRE(tools::sweep_csv(s, {row}) ==
+          "point,network.cc,\"odd,key\",flows_finished,fct_mean_us,fct_max_us,end_us,drops,"
+          "ecn_marks,pfc_pauses\n1,dcqcn,\"a\"\"b\",1,2.500000,2.500000,4.000000,3,7,0\n");
+}
+
+TEST_CASE("sweep end to end: -j 2 matches -j 1, and an interrupted sweep resumes", "[sweep][cli]") {
+  const std::string tiny = "tests/data/sweep/tiny.yaml";
+  const fs::path one = scratch("j1"), two = scratch("j2");
+  const Out a = run("sweep " + tiny + " -j 1 --out " + one.string());
+  INFO(a.text);
+  REQUIRE(a.status == 0);
+  REQUIRE_THAT(a.text, Catch::Contains("point 4/4 done (network.cc=hpcc, "
+                                       "workload.flows.size=32KB, simulation.seed=2)"));
+  const std::string csv = slurp(one / "sweep.csv");
+  REQUIRE_THAT(csv, Catch::StartsWith("point,network.cc,workload.flows.size,simulation.seed,"
+                                      "flows_finished,fct_mean_us,"));
+  REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 5);
+  REQUIRE_THAT(csv, Catch::Contains("\n1,dcqcn,8KB,1,3,"));
+  REQUIRE_THAT(csv, Catch::Contains("\n4,hpcc,32KB,2,3,"));
+
+  const Out b = run("sweep " + tiny + " -j 2 --out " + two.string());
+  INFO(b.text);
+  REQUIRE(b.status == 0);
+  REQUIRE(slurp(two / "sweep.csv") == csv);
+
+  // A sweep killed with point 3 never started and point 4 half written: only they run again.
+  const fs::path points = one / "points";
+  const auto mtime = [&](const char* p) {
+    return fs::last_write_time(points / p / "results.json");
+  };
+  const auto t1 = mtime("0001"), t2 = mtime("0002");
+  fs::remove_all(points / "0003");
+  fs::rename(points / "0004" / "results.json", points / "0004" / "results.json.tmp");
+  fs::resize_file(points / "0004" / "results.json.tmp", 10);
+  const Out c = run("sweep " + tiny + " -j 2 --out " + one.string());
+  INFO(c.text);
+  REQUIRE(c.status == 0);
+  REQUIRE_THAT(c.text, Catch::Contains("point 1/4 skipped") &&
+                           Catch::Contains("point 2/4 skipped") &&
+                           Catch::Contains("point 3/4 done") && Catch::Contains("point 4/4 done"));
+  REQUIRE(mtime("0001") == t1);
+  REQUIRE(mtime("0002") == t2);
+  REQUIRE(slurp(one / "sweep.csv") == csv);
+
+  // The same folder with a different sweep would mix rows of two experiments.
+  const Out d = run("sweep " + tiny + " --set simulation.end=1ms --out " + one.string());
+  REQUIRE(d.status == 1);
+  REQUIRE_THAT(d.text, Catch::Contains("holds another sweep"));
+}
+
+TEST_CASE("sweep end to end: a failing point is reported, the rest run, a re-run retries it",
+          "[sweep][cli]") {
+  const std::string tiny = "tests/data/sweep/tiny.yaml";
+  const fs::path dir = scratch("fail");
+  // `run --out` cannot replace a folder with its flows.csv, so point 2 fails after loading.
+  fs::create_directories(dir / "points" / "0002" / "flows.csv");
+  const Out a = run("sweep " + tiny + " -j 2 --out " + dir.string());
+  INFO(a.text);
+  REQUIRE(a.status == 1);
+  REQUIRE_THAT(a.text, Catch::Contains("point 2/4 FAILED, exit code 1"));
+  REQUIRE_THAT(a.text, Catch::Contains("point 4/4 done"));
+  REQUIRE_THAT(a.text, Catch::Contains("1 of 4 points failed"));
+  REQUIRE_THAT(slurp(dir / "points" / "0002" / "error.txt"), Catch::Contains("flows.csv"));
+  REQUIRE_FALSE(fs::exists(dir / "sweep.csv"));
+
+  fs::remove_all(dir / "points" / "0002" / "flows.csv");
+  const Out b = run("sweep " + tiny + " --out " + dir.string());
+  INFO(b.text);
+  REQUIRE(b.status == 0);
+  REQUIRE_THAT(b.text, Catch::Contains("sweep: 4 points, 1 to run"));
+  REQUIRE(fs::exists(dir / "sweep.csv"));
+
+  const Out bad =
+      run("sweep tests/data/sweep/tiny.yaml --set network.cc=none --out " + (dir / "x").string());
+  REQUIRE(bad.status == 1);
+  REQUIRE_THAT(bad.text, Catch::Contains("which the sweep varies"));
+  REQUIRE(run("sweep scenarios/quickstart.yaml").status == 1);  // no sweep: section
+}

@@ -1,0 +1,265 @@
+// fabricsim sweep: every point of a scenario's `sweep:` section, each in its own `fabricsim run`
+// process, then one CSV row per point.
+//
+// DIR (--out) holds:
+//   sweep_plan.txt     what this folder was started with; a different sweep is refused
+//   points/NNNN/       one run's --out: results.json (the mark of a finished point), flows.csv,
+//                      ports.csv, run.txt (its stdout), stderr.txt or error.txt (when it failed)
+//   sweep.csv          written once every point has finished
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tools/commands.hpp"
+#include "tools/net_report.hpp"
+#include "tools/scenario.hpp"
+#include "tools/sweep.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace fabricsim::tools {
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+// FNV-1a: a stable fingerprint of the scenario text for sweep_plan.txt (std::hash may change
+// between builds, and a plan must outlive the binary that wrote it).
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// A point already finished by an earlier run of the same sweep would be tabulated as if it
+// belonged to this one; the plan records everything that decides a point's results.
+std::string plan_text(const Sweep& s, const std::string& scenario_text,
+                      const std::vector<std::string>& base_sets) {
+  std::string out =
+      fmt::format("fabricsim sweep plan\nscenario fnv1a {:016x}\n", fnv1a(scenario_text));
+  for (const std::string& set : base_sets) out += "set " + set + "\n";
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    out += fmt::format("point {} {}\n", point_dir(i), point_label(s, i));
+  }
+  return out;
+}
+
+// Two sweeps writing one folder would run the same points twice and race on sweep.csv. The lock
+// is released by the kernel when this process ends, however it ends.
+class FolderLock {
+ public:
+  explicit FolderLock(const fs::path& dir) {
+    const std::string path = (dir / "sweep.lock").string();
+    fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw std::runtime_error("another fabricsim sweep is using " + dir.string());
+    }
+  }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+  ~FolderLock() { ::close(fd_); }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Worker {
+  pid_t pid = 0;
+  std::size_t point = 0;
+};
+
+// Starts `fabricsim run` for one point with its stdout and stderr in files of its folder. The
+// same executable (/proc/self/exe) runs it, so a rebuild during a sweep cannot mix versions.
+pid_t spawn_point(const std::string& scenario, const std::vector<std::string>& sets,
+                  const fs::path& dir) {
+  fs::create_directories(dir);
+  std::vector<std::string> args = {"fabricsim", "run",   scenario,    "--threads",
+                                   "1",         "--out", dir.string()};
+  for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string out = (dir / "run.txt").string(), err = (dir / "stderr.txt").string();
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&files, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &files, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
+  if (rc != 0) {
+    throw std::runtime_error(fmt::format("cannot start a worker: {}", std::strerror(rc)));
+  }
+  return pid;
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
+  return fmt::format("wait status {}", status);
+}
+
+std::string first_line(const std::string& text) {
+  const std::string line = text.substr(0, text.find('\n'));
+  return line.empty() ? "(no message)" : line;
+}
+
+// Runs the points in `todo` with at most `jobs` at once; returns how many failed.
+std::size_t run_points(const Sweep& s, const std::vector<std::size_t>& todo, unsigned jobs,
+                       const std::string& scenario, const std::vector<std::string>& base_sets,
+                       const fs::path& points) {
+  const std::size_t n = s.points.size();
+  std::vector<Worker> running;
+  std::size_t next = 0, failed = 0;
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && running.size() < jobs) {
+      const std::size_t i = todo[next++];
+      std::vector<std::string> sets = base_sets;
+      for (std::string& a : point_sets(s, i)) sets.push_back(std::move(a));
+      running.push_back({spawn_point(scenario, sets, points / point_dir(i)), i});
+    }
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(fmt::format("waiting for workers: {}", std::strerror(errno)));
+    }
+    const auto w =
+        std::find_if(running.begin(), running.end(), [&](const Worker& x) { return x.pid == pid; });
+    if (w == running.end()) continue;
+    const std::size_t i = w->point;
+    running.erase(w);
+    const fs::path dir = points / point_dir(i);
+    const fs::path err = dir / "stderr.txt";
+    const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok && fs::exists(dir / "results.json")) {
+      std::error_code ec;
+      if (fs::file_size(err, ec) == 0) fs::remove(err, ec);  // warnings, if any, stay
+      std::cerr << fmt::format("point {}/{} done ({})\n", i + 1, n, point_label(s, i));
+      continue;
+    }
+    ++failed;
+    fs::rename(err, dir / "error.txt");
+    std::cerr << fmt::format("point {}/{} FAILED, {} ({}): {}\n  see {}\n", i + 1, n,
+                             ok ? "no results.json" : describe_status(status), point_label(s, i),
+                             first_line(read_file(dir / "error.txt")),
+                             (dir / "error.txt").string());
+  }
+  return failed;
+}
+
+}  // namespace
+
+int cmd_sweep(const std::vector<std::string>& args) {
+  po::options_description opts("fabricsim sweep SCENARIO.yaml [options]");
+  std::string scenario, out_dir;
+  std::vector<std::string> sets;
+  unsigned jobs = 1;
+  opts.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs)->default_value(jobs),
+                                                 "points run at once, one process each")(
+      "out", po::value(&out_dir),
+      "output folder (default out/<scenario name>); a re-run into it skips finished points")(
+      "set", po::value(&sets)->composing(),
+      "override a scenario key at every point: --set simulation.end=1ms");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value(&scenario));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts
+              << "\nEach point runs 'fabricsim run SCENARIO --set <its values> --threads 1 --out "
+                 "DIR/points/NNNN';\nDIR/sweep.csv has one row per point: its swept values and "
+                 "headline results.\n";
+    return 0;
+  }
+  if (scenario.empty()) {
+    std::cerr << "fabricsim sweep: which scenario? e.g. fabricsim sweep "
+                 "scenarios/examples/cc_sweep.yaml -j 2\n";
+    return 2;
+  }
+  if (jobs < 1 || jobs > 1024) {
+    std::cerr << "fabricsim sweep: -j must be between 1 and 1024\n";
+    return 2;
+  }
+  if (!fs::is_regular_file(scenario)) {
+    throw ScenarioError(scenario + ": cannot open the scenario file");
+  }
+  const std::string text = read_file(scenario);
+  const Sweep s = parse_sweep(text, scenario);
+  check_points(s, text, scenario, sets);
+  const fs::path dir = out_dir.empty() ? fs::path("out") / fs::path(scenario).stem() : out_dir;
+  const fs::path points = dir / "points";
+  fs::create_directories(points);
+  const FolderLock lock(dir);
+
+  const std::string plan = plan_text(s, text, sets);
+  if (fs::exists(dir / "sweep_plan.txt") && read_file(dir / "sweep_plan.txt") != plan) {
+    throw std::runtime_error(fmt::format(
+        "{} holds another sweep (its sweep_plan.txt differs: the scenario, --set or sweep: "
+        "changed); use another --out or delete it",
+        dir.string()));
+  }
+  write_atomically(dir.string(), "sweep_plan.txt", plan);
+
+  const std::size_t n = s.points.size();
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (fs::exists(points / point_dir(i) / "results.json")) {
+      std::cerr << fmt::format("point {}/{} skipped, finished earlier ({})\n", i + 1, n,
+                               point_label(s, i));
+    } else {
+      todo.push_back(i);
+    }
+  }
+  // sweep.csv exists only while every point it tabulates does.
+  if (!todo.empty()) fs::remove(dir / "sweep.csv");
+  std::cerr << fmt::format("sweep: {} points, {} to run, {} at a time, in {}\n", n, todo.size(),
+                           std::min<std::size_t>(jobs, std::max<std::size_t>(todo.size(), 1)),
+                           dir.string());
+  const std::size_t failed = run_points(s, todo, jobs, scenario, sets, points);
+  if (failed) {
+    std::cerr << fmt::format(
+        "sweep: {} of {} points failed; sweep.csv not written (a re-run retries only them)\n",
+        failed, n);
+    return 1;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < n; ++i) {
+    const fs::path results = points / point_dir(i) / "results.json";
+    rows.push_back(read_headline(read_file(results), results.string()));
+  }
+  write_atomically(dir.string(), "sweep.csv", sweep_csv(s, rows));
+  std::printf("wrote %s (%zu points)\n", (dir / "sweep.csv").c_str(), n);
+  return 0;
+}
+
+}  // namespace fabricsim::tools

@@ -1,0 +1,58 @@
+#pragma once
+// The `sweep:` section of a scenario and what `fabricsim sweep` makes of it: the points (one
+// assignment of every swept key), their --set arguments, and the table of results.
+//
+//   sweep:
+//     network.cc: [dcqcn, hpcc, none]     # an axis: one value per point along it
+//     cluster.nic_link.rate: [100Gbps, 400Gbps]
+//     zip:                                # one axis whose lists advance together
+//       workload.flows.size: [1MB, 4MB]
+//       simulation.seed: [1, 2]
+//
+// Points are the cartesian product of the axes in file order, the last axis changing fastest
+// (as nested loops read top to bottom), numbered from 1.
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabricsim::tools {
+
+struct Sweep {
+  // Column order: axes in file order, a zip group's keys in its own order.
+  std::vector<std::string> keys;
+  // points[i][k] is the value of keys[k] at point i + 1, as written in the file.
+  std::vector<std::vector<std::string>> points;
+};
+
+// Reads the `sweep:` section of a scenario text; `name` stands for the file in messages.
+// Throws ScenarioError (file:line:col) for a missing or malformed section. Does not check that
+// the keys exist in the scenario: see check_points.
+Sweep parse_sweep(const std::string& text, const std::string& name);
+
+// "key=value" for each swept key of point `i` (0-based), as given to `run --set`.
+std::vector<std::string> point_sets(const Sweep& s, std::size_t i);
+// "network.cc=hpcc, simulation.seed=2": how progress and errors name a point.
+std::string point_label(const Sweep& s, std::size_t i);
+// The point's folder under DIR/points: "0001" for i = 0.
+std::string point_dir(std::size_t i);
+
+// Loads the scenario once per point with `base_sets` and then the point's values applied, so a
+// bad key or value fails before anything runs. Throws ScenarioError naming the point. Refuses
+// PHOLD scenarios and --set on a swept key.
+void check_points(const Sweep& s, const std::string& text, const std::string& name,
+                  const std::vector<std::string>& base_sets);
+
+// The results.json fields that sweep.csv tabulates, in column order.
+inline constexpr std::array<std::string_view, 7> kHeadline = {
+    "flows_finished", "fct_mean_us", "fct_max_us", "end_us", "drops", "ecn_marks", "pfc_pauses"};
+
+// The kHeadline values from the "results" object of a results.json (tools/results_json.hpp),
+// as written there. Throws std::runtime_error naming `name` when one is missing.
+std::vector<std::string> read_headline(const std::string& results_json, const std::string& name);
+
+// point,<each swept key>,<kHeadline...>: one row per point; rows[i] holds point i's headline.
+std::string sweep_csv(const Sweep& s, const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace fabricsim::tools
