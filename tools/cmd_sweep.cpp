@@ -4,8 +4,10 @@
 // DIR (--out) holds:
 //   sweep_plan.txt     what this folder was started with; a different sweep is refused
 //   points/NNNN/       one run's --out: results.json (the mark of a finished point), flows.csv,
-//                      ports.csv, run.txt (its stdout), stderr.txt or error.txt (when it failed)
+//                      ports.csv, run.txt (its stdout), stderr.txt (warnings, if any) or
+//                      error.txt (its stderr, when it failed)
 //   sweep.csv          written once every point has finished
+//   sweep.lock         held while a sweep runs in DIR
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/file.h>
@@ -123,9 +125,13 @@ std::string describe_status(int status) {
   return fmt::format("wait status {}", status);
 }
 
-std::string first_line(const std::string& text) {
-  const std::string line = text.substr(0, text.find('\n'));
-  return line.empty() ? "(no message)" : line;
+// The error main() prints comes last, after any warnings.
+std::string last_line(const std::string& text) {
+  const std::size_t end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return "(no message)";
+  const std::size_t nl = text.rfind('\n', end);
+  const std::size_t begin = nl == std::string::npos ? 0 : nl + 1;
+  return text.substr(begin, end + 1 - begin);
 }
 
 // Runs the points in `todo` with at most `jobs` at once; returns how many failed.
@@ -163,11 +169,11 @@ std::size_t run_points(const Sweep& s, const std::vector<std::size_t>& todo, uns
       continue;
     }
     ++failed;
-    fs::rename(err, dir / "error.txt");
+    std::error_code ec;
+    fs::rename(err, dir / "error.txt", ec);
     std::cerr << fmt::format("point {}/{} FAILED, {} ({}): {}\n  see {}\n", i + 1, n,
                              ok ? "no results.json" : describe_status(status), point_label(s, i),
-                             first_line(read_file(dir / "error.txt")),
-                             (dir / "error.txt").string());
+                             last_line(read_file(dir / "error.txt")), (dir / "error.txt").string());
   }
   return failed;
 }
@@ -216,7 +222,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   const std::string text = read_file(scenario);
   const Sweep s = parse_sweep(text, scenario);
   check_points(s, text, scenario, sets);
-  const fs::path dir = out_dir.empty() ? fs::path("out") / fs::path(scenario).stem() : out_dir;
+  const fs::path dir =
+      out_dir.empty() ? fs::path("out") / fs::path(scenario).stem() : fs::path(out_dir);
   const fs::path points = dir / "points";
   fs::create_directories(points);
   const FolderLock lock(dir);

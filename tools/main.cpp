@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> rest =
         po::collect_unrecognized(parsed.options, po::include_positional);
     rest.erase(rest.begin());  // the command itself
+    // The global parser claims --help wherever it stands; after a command it means the command's.
+    if (vm.count("help")) rest.push_back("--help");
     if (command == "run") return tools::cmd_run(rest);
     if (command == "bench") return tools::cmd_bench(rest);
     if (command == "sweep") return tools::cmd_sweep(rest);

@@ -180,13 +180,13 @@ TEST_CASE("sweep end to end: -j 2 matches -j 1, and an interrupted sweep resumes
   INFO(a.text);
   REQUIRE(a.status == 0);
   REQUIRE_THAT(a.text, Catch::Contains("point 4/4 done (network.cc=hpcc, "
-                                       "workload.flows.size=32KB, simulation.seed=2)"));
+                                       "workload.flows.size=256KB, simulation.seed=2)"));
   const std::string csv = slurp(one / "sweep.csv");
   REQUIRE_THAT(csv, Catch::StartsWith("point,network.cc,workload.flows.size,simulation.seed,"
                                       "flows_finished,fct_mean_us,"));
   REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 5);
-  REQUIRE_THAT(csv, Catch::Contains("\n1,dcqcn,8KB,1,3,"));
-  REQUIRE_THAT(csv, Catch::Contains("\n4,hpcc,32KB,2,3,"));
+  REQUIRE_THAT(csv, Catch::Contains("\n1,dcqcn,16KB,1,3,"));
+  REQUIRE_THAT(csv, Catch::Contains("\n4,hpcc,256KB,2,3,"));
 
   const Out b = run("sweep " + tiny + " -j 2 --out " + two.string());
   INFO(b.text);
