@@ -22,7 +22,9 @@ void print_phold(const core::PholdParams& p, const core::PholdResult& r) {
               p.nodes, p.events_per_node, core::format_time(p.lookahead).c_str(),
               core::format_time(p.mean_delay).c_str());
   std::printf("%s", r.stats.summary().c_str());
-  std::printf("trace hash        %016llx\n", static_cast<unsigned long long>(r.trace_hash));
+  if (p.trace_hash) {
+    std::printf("trace hash        %016llx\n", static_cast<unsigned long long>(r.trace_hash));
+  }
 }
 
 int cmd_run(const std::vector<std::string>& args) {
