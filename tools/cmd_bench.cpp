@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/commands.hpp"
 #include <chrono>
+#include "tools/commands.hpp"
 
 #include "core/phold.hpp"
 #include "net/flows.hpp"
@@ -28,8 +28,8 @@ int bench_fattree(const std::vector<std::string>& args) {
   std::uint32_t hosts = 128, gbps = 100, mib = 64, lps = 0, threads = 1;
   std::uint64_t seed = 1;
   std::string cc = "dcqcn", delay = "1us";
-  opts.add_options()("help,h", "show this help")(
-      "hosts", po::value(&hosts)->default_value(hosts), "hosts (a multiple of 16)")(
+  opts.add_options()("help,h", "show this help")("hosts", po::value(&hosts)->default_value(hosts),
+                                                 "hosts (a multiple of 16)")(
       "gbps", po::value(&gbps)->default_value(gbps), "NIC and fabric link rate, Gb/s")(
       "delay", po::value(&delay)->default_value(delay), "link propagation delay")(
       "mib", po::value(&mib)->default_value(mib), "flow size, MiB")(
@@ -63,8 +63,8 @@ int bench_fattree(const std::vector<std::string>& args) {
   const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const net::NetworkResult r =
       network.run({lps ? lps : static_cast<std::uint32_t>(topo.nodes.size()), threads, seed});
-  std::printf("fat tree: %u hosts, %u leaves, %u Gb/s, permutation of %u MiB flows, cc %s\n",
-              hosts, ft.leaves, gbps, mib, cc.c_str());
+  std::printf("fat tree: %u hosts, %u leaves, %u Gb/s, permutation of %u MiB flows, cc %s\n", hosts,
+              ft.leaves, gbps, mib, cc.c_str());
   std::printf("set-up            %.3f s\n", setup);
   std::printf("%s", network_summary(topo, flows, r).c_str());
   std::printf("peak memory       %.1f MiB\n", double(peak_rss_bytes()) / (1 << 20));
@@ -104,7 +104,8 @@ int cmd_bench(const std::vector<std::string>& args) {
     return what.empty() && !vm.count("help") ? 2 : 0;
   }
   if (what != "phold") {
-    std::cerr << "fabricsim bench: unknown benchmark '" << what << "' (available: phold, fattree)\n";
+    std::cerr << "fabricsim bench: unknown benchmark '" << what
+              << "' (available: phold, fattree)\n";
     return 2;
   }
   p.end = tools::parse_time(end);
@@ -119,11 +120,12 @@ int cmd_bench(const std::vector<std::string>& args) {
   // mean queue size per LP: the ceiling for any model on this machine.
   const std::size_t per_lp = std::size_t(p.nodes) * p.events_per_node / p.lps;
   const auto q = bench_event_queue(per_lp, 2'000'000);
-  std::printf("bare event list   %.3g holds/s at %zu events (%.1f ns/hold); this run %.1f ns per "
-              "event per thread\n",
-              q.holds_per_second, per_lp, q.ns_per_hold,
-              1e9 * (r.stats.process_s + r.stats.merge_s + r.stats.wait_s) /
-                  double(std::max<std::uint64_t>(1, r.stats.events)));
+  std::printf(
+      "bare event list   %.3g holds/s at %zu events (%.1f ns/hold); this run %.1f ns per "
+      "event per thread\n",
+      q.holds_per_second, per_lp, q.ns_per_hold,
+      1e9 * (r.stats.process_s + r.stats.merge_s + r.stats.wait_s) /
+          double(std::max<std::uint64_t>(1, r.stats.events)));
   return 0;
 }
 

@@ -4,8 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/commands.hpp"
 #include <spdlog/spdlog.h>
+#include "tools/cli_args.hpp"
+#include "tools/commands.hpp"
 
 #include "core/phold.hpp"
 #include "net/network.hpp"
@@ -36,23 +37,9 @@ int cmd_run(const std::vector<std::string>& args) {
       "set", po::value(&sets)->composing(), "override a scenario key: --set simulation.seed=7")(
       "threads", po::value(&threads), "worker threads (overrides simulation.threads)")(
       "out", po::value(&out_dir), "write flows.csv, ports.csv and results.json into this folder");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
-  if (scenario.empty()) {
-    std::cerr << "fabricsim run: which scenario? e.g. fabricsim run scenarios/quickstart.yaml\n";
-    return 2;
-  }
+  if (const auto done =
+          parse_scenario_args(args, opts, scenario, "fabricsim run scenarios/quickstart.yaml"))
+    return *done;
   if (threads) sets.push_back("simulation.threads=" + std::to_string(threads));
   const Scenario sc = load_scenario(scenario, sets);
   spdlog::info("loaded {}", sc.path);

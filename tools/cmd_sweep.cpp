@@ -28,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "tools/cli_args.hpp"
 #include "tools/commands.hpp"
 #include "tools/net_report.hpp"
 #include "tools/scenario.hpp"
@@ -191,26 +192,12 @@ int cmd_sweep(const std::vector<std::string>& args) {
       "output folder (default out/<scenario name>); a re-run into it skips finished points")(
       "set", po::value(&sets)->composing(),
       "override a scenario key at every point: --set simulation.end=1ms");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts
-              << "\nEach point runs 'fabricsim run SCENARIO --set <its values> --threads 1 --out "
-                 "DIR/points/NNNN';\nDIR/sweep.csv has one row per point: its swept values and "
-                 "headline results.\n";
-    return 0;
-  }
-  if (scenario.empty()) {
-    std::cerr << "fabricsim sweep: which scenario? e.g. fabricsim sweep "
-                 "scenarios/examples/cc_sweep.yaml -j 2\n";
-    return 2;
+  if (const auto done = parse_scenario_args(
+          args, opts, scenario, "fabricsim sweep scenarios/examples/cc_sweep.yaml -j 2",
+          "\nEach point runs 'fabricsim run SCENARIO --set <its values> --threads 1 --out "
+          "DIR/points/NNNN';\nDIR/sweep.csv has one row per point: its swept values and headline "
+          "results.\n")) {
+    return *done;
   }
   if (jobs < 1 || jobs > 1024) {
     std::cerr << "fabricsim sweep: -j must be between 1 and 1024\n";

@@ -9,6 +9,7 @@
 #include "net/topology/graphviz.hpp"
 #include "net/topology/partition.hpp"
 #include "net/topology/routing.hpp"
+#include "tools/cli_args.hpp"
 #include "tools/commands.hpp"
 #include "tools/net_report.hpp"
 #include "tools/scenario.hpp"
@@ -21,26 +22,12 @@ int cmd_topo(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim topo SCENARIO.yaml [options]");
   std::string scenario, dot;
   std::vector<std::string> sets;
-  opts.add_options()("help,h", "show this help")(
-      "set", po::value(&sets)->composing(), "override a scenario key")(
+  opts.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
+                                                 "override a scenario key")(
       "dot", po::value(&dot), "write the topology as a Graphviz file");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
-  if (scenario.empty()) {
-    std::cerr << "fabricsim topo: which scenario? e.g. fabricsim topo scenarios/quickstart.yaml\n";
-    return 2;
-  }
+  if (const auto done =
+          parse_scenario_args(args, opts, scenario, "fabricsim topo scenarios/quickstart.yaml"))
+    return *done;
   const Scenario sc = load_scenario(scenario, sets);
   if (!sc.net) {
     std::cerr << "fabricsim topo: " << scenario << " has no cluster (a PHOLD scenario)\n";
