@@ -18,6 +18,14 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
   if (const char* bad = cc::validate(cfg_.cc)) throw std::invalid_argument(bad);
   if (cfg_.nic.mtu == 0) throw std::invalid_argument("network.mtu must be positive");
   if (cfg_.nic.ack_every == 0) throw std::invalid_argument("network.ack_every must be positive");
+  // XON needs room below XOFF, or a paused port would only ever resume by expiry.
+  if (cfg_.sw.pfc && cfg_.sw.pfc_xoff_bytes &&
+      cfg_.sw.pfc_xoff_bytes <= cfg_.sw.pfc_resume_offset + data_wire_bytes(cfg_.nic.mtu)) {
+    throw std::invalid_argument(fmt::format(
+        "network.pfc_xoff ({} bytes) must exceed network.pfc_resume_offset ({} bytes) plus one "
+        "full packet on the wire ({} bytes)",
+        cfg_.sw.pfc_xoff_bytes, cfg_.sw.pfc_resume_offset, data_wire_bytes(cfg_.nic.mtu)));
+  }
   hpcc_ = cfg_.cc.kind == cc::Kind::kHpcc;
   dcqcn_ = cfg_.cc.kind == cc::Kind::kDcqcn;
 
@@ -93,6 +101,8 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
 }
 
 NetworkResult Network::run(const RunOptions& opt) {
+  if (ran_) throw std::logic_error("a Network runs once; build a new one for another run");
+  ran_ = true;
   core::SimConfig sc;
   sc.nodes = static_cast<std::uint32_t>(topo_.nodes.size());
   sc.lp_of_node = partition(topo_, std::max<std::uint32_t>(1, opt.lps));
@@ -128,7 +138,9 @@ NetworkResult Network::run(const RunOptions& opt) {
     PortStats s = p.stats;
     s.queue_byte_ps += double(p.queued[kDataClass]) * double(r.end - p.queue_changed);
     // Close a pause still running at the end.
-    if (p.paused_until > p.pause_began) s.paused += std::min(p.paused_until, r.end) - p.pause_began;
+    if (p.paused_until > p.pause_began) {
+      s.paused += std::max<core::Time>(0, std::min(p.paused_until, r.end) - p.pause_began);
+    }
     r.ports.push_back(s);
     r.dropped += s.dropped_bytes;
   }

@@ -90,7 +90,7 @@ class Network {
 
   struct alignas(64) Port {
     core::Ring<Packet> queue[kClasses];
-    std::uint64_t queued[kClasses] = {0, 0};  // bytes
+    std::uint64_t queued[kClasses] = {};  // bytes
     core::Time paused_until = 0;              // our data class is paused by the peer until then
     core::Time pause_began = 0;
     core::Time wake_at = -1;  // pending kPortWake
@@ -177,6 +177,7 @@ class Network {
   std::vector<std::uint64_t> kmin_, kmax_;  // by port: RED thresholds
   std::vector<std::uint64_t> headroom_;     // by port: PFC headroom of the ingress side
   bool hpcc_ = false, dcqcn_ = false;
+  bool ran_ = false;
 };
 
 }  // namespace fabricsim::net

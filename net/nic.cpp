@@ -78,7 +78,12 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     s.snd_nxt += payload;
     s.max_sent = std::max(s.max_sent, s.snd_nxt);
     cc::on_send(s.cc, cfg_.cc, now, payload);
-    s.next_send = now + serialization(out.wire, cc::rate(s.cc));
+    // A rate of 0 would never send again; the algorithms keep a floor, this guards the division.
+    s.next_send = now + serialization(out.wire, std::max<Bps>(1, cc::rate(s.cc)));
+    // When the window will stop the sender after this packet, ask for an ACK now: with
+    // ack_every > 1 the receiver would otherwise wait for packets that never come.
+    out.ack_req = s.snd_nxt >= size ||
+                  (window && s.snd_nxt - s.snd_una + cfg_.nic.mtu > window);
     if (s.rto_deadline < 0) {
       s.rto_deadline = now + cfg_.nic.rto;
       arm_rto(ctx, f);
@@ -142,7 +147,7 @@ void Network::nic_receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
     r.rcv_nxt += pkt.payload;
     nic.delivered += pkt.payload;
     if (r.rcv_nxt == size) results_[pkt.flow].finish = now;
-    ack = ++r.since_ack >= cfg_.nic.ack_every || r.rcv_nxt == size || pkt.ce;
+    ack = ++r.since_ack >= cfg_.nic.ack_every || r.rcv_nxt == size || pkt.ce || pkt.ack_req;
   } else if (pkt.seq > r.rcv_nxt) {
     // A gap: go-back-N receivers discard what comes after it and ask for the missing byte.
     if (r.nack_seq != r.rcv_nxt || now - r.nack_at >= cfg_.nic.nack_interval) {
@@ -201,8 +206,11 @@ void Network::nic_receive_ack(Ctx& ctx, NodeId node, const Packet& pkt) {
     s.active = false;
     s.rto_deadline = -1;
     results_[pkt.flow].acked = now;
-    auto& act = nics_[nic_index_[node]].active;
-    act.erase(std::find(act.begin(), act.end(), pkt.flow));
+    NicState& nic = nics_[nic_index_[node]];
+    const auto it = std::find(nic.active.begin(), nic.active.end(), pkt.flow);
+    // Keep the round-robin turn on the QP that was next.
+    if (static_cast<std::uint32_t>(it - nic.active.begin()) < nic.rr) --nic.rr;
+    nic.active.erase(it);
   }
   try_transmit(ctx, node, 0);
 }

@@ -10,9 +10,10 @@ namespace fabricsim::net {
 
 enum class PacketType : std::uint8_t { kData, kAck, kNack, kCnp, kPause };
 
-// Traffic classes of a port: control (ACK, NACK, CNP, PAUSE) is served with strict priority
-// over data and is never paused (HPCC-ns3 / SimAI ACK_HIGH_PRIO; PFC frames are MAC control).
-enum TrafficClass : std::uint8_t { kControl = 0, kDataClass = 1, kClasses = 2 };
+// Traffic classes of a port, served in strict priority: PFC frames (MAC control, so an XOFF
+// never waits behind other frames), then transport control (ACK, NACK, CNP: HPCC-ns3 / SimAI
+// ACK_HIGH_PRIO), then data. Only data is ever paused.
+enum TrafficClass : std::uint8_t { kMacControl = 0, kControl = 1, kDataClass = 2, kClasses = 3 };
 
 // HPCC telemetry stamped by one egress port, in a compact form of cc::IntHop.
 struct IntStamp {
@@ -33,10 +34,20 @@ struct Packet {
   PacketType type = PacketType::kData;
   bool ce = false;           // data: ECN congestion experienced; ACK: echo of CE
   bool in_headroom = false;  // switch: buffered in the ingress port's PFC headroom
+  bool ack_req = false;      // data: acknowledge at once (IB BTH AckReq), whatever ack_every says
   std::uint8_t hops = 0;     // valid entries of stamps
-  IntStamp stamps[cc::kMaxIntHops];
+  IntStamp stamps[cc::kMaxIntHops] = {};
 
-  TrafficClass traffic_class() const { return type == PacketType::kData ? kDataClass : kControl; }
+  TrafficClass traffic_class() const {
+    switch (type) {
+      case PacketType::kData:
+        return kDataClass;
+      case PacketType::kPause:
+        return kMacControl;
+      default:
+        return kControl;
+    }
+  }
 };
 
 }  // namespace fabricsim::net

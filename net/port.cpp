@@ -26,10 +26,11 @@ void Network::try_transmit(Ctx& ctx, NodeId node, PortId p) {
   Port& pt = port(node, p);
   if (pt.busy) return;
   Packet pkt;
-  if (!pt.queue[kControl].empty()) {
-    pkt = pt.queue[kControl].front();
-    pt.queue[kControl].pop();
-    pt.queued[kControl] -= pkt.wire;
+  if (!pt.queue[kMacControl].empty() || !pt.queue[kControl].empty()) {
+    const TrafficClass tc = pt.queue[kMacControl].empty() ? kControl : kMacControl;
+    pkt = pt.queue[tc].front();
+    pt.queue[tc].pop();
+    pt.queued[tc] -= pkt.wire;
   } else if (data_paused(pt, ctx.now())) {
     const bool waiting =
         is_nic(node) ? !nics_[nic_index_[node]].active.empty() : !pt.queue[kDataClass].empty();

@@ -149,8 +149,8 @@ void Network::send_pause(Ctx& ctx, NodeId sw, PortId p, bool on) {
     pt.pause_sent_at = ctx.now();
     ++pt.stats.pauses_sent;
   }
-  pt.queue[kControl].push(pause);
-  pt.queued[kControl] += pause.wire;
+  pt.queue[kMacControl].push(pause);
+  pt.queued[kMacControl] += pause.wire;
   try_transmit(ctx, sw, p);
 }
 

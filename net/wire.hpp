@@ -22,16 +22,16 @@ inline constexpr std::uint32_t kMinFrame = 64;  // Ethernet minimum frame, heade
 // A CNP carries 16 reserved bytes after the BTH (IBTA RoCEv2 Annex A17.9.2).
 inline constexpr std::uint32_t kCnpPayload = 16;
 
-// Bytes a data packet of `payload` bytes occupies on the wire, preamble and IFG included:
-// payload + 82 with IPv4 and no VLAN.
-inline constexpr std::uint32_t data_wire_bytes(std::uint32_t payload) {
-  return kPreambleSfd + kEthernetHeader + kIpv4Header + kUdpHeader + kBth + payload + kIcrc + kFcs +
-         kInterFrameGap;
-}
-
 // A frame padded to the Ethernet minimum, plus preamble and IFG.
 inline constexpr std::uint32_t padded_wire_bytes(std::uint32_t frame) {
   return kPreambleSfd + (frame < kMinFrame ? kMinFrame : frame) + kInterFrameGap;
+}
+
+// Bytes a data packet of `payload` bytes occupies on the wire, preamble and IFG included:
+// payload + 82 with IPv4 and no VLAN, and never less than a minimum frame.
+inline constexpr std::uint32_t data_wire_bytes(std::uint32_t payload) {
+  return padded_wire_bytes(kEthernetHeader + kIpv4Header + kUdpHeader + kBth + payload + kIcrc +
+                           kFcs);
 }
 
 inline constexpr std::uint32_t kAckWireBytes =
