@@ -11,6 +11,7 @@
 // handler touches only the state of the event's node: that is what makes a run bit-identical
 // for every partition and thread count.
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstdint>
 #include <type_traits>
@@ -99,6 +100,9 @@ class Simulation {
     for (NodeId n = 0; n < cfg_.nodes; ++n) rng_.emplace_back(cfg_.seed, n);
     seq_.assign(cfg_.nodes, 0);
     if (cfg_.trace_hash) node_hash_.assign(cfg_.nodes, 0);
+#ifndef NDEBUG
+    channels_.resize(cfg_.nodes);
+#endif
     if (cfg_.any_to_any_delay > 0) {
       min_channel_ = cfg_.any_to_any_delay;
       if (lps > 1) lookahead_ = cfg_.any_to_any_delay;
@@ -116,6 +120,10 @@ class Simulation {
                         " needs a positive minimum delay");
     }
     min_channel_ = std::min(min_channel_, min_delay);
+#ifndef NDEBUG
+    channels_[a].push_back({b, min_delay});
+    channels_[b].push_back({a, min_delay});
+#endif
     const LpId la = cfg_.lp_of_node[a], lb = cfg_.lp_of_node[b];
     if (la == lb) return;
     lookahead_ = std::min(lookahead_, min_delay);
@@ -129,10 +137,18 @@ class Simulation {
     lps_[cfg_.lp_of_node[node]].queue.push(E{at, node, node, seq_[node]++, kind, payload});
   }
 
-  Rng& rng(NodeId node) { return rng_[node]; }
-  LpId lp_of(NodeId node) const { return cfg_.lp_of_node[node]; }
-  std::uint32_t lp_count() const { return static_cast<std::uint32_t>(lps_.size()); }
-  Time lookahead() const { return lookahead_; }
+  Rng& rng(NodeId node) {
+    return rng_[node];
+  }
+  LpId lp_of(NodeId node) const {
+    return cfg_.lp_of_node[node];
+  }
+  std::uint32_t lp_count() const {
+    return static_cast<std::uint32_t>(lps_.size());
+  }
+  Time lookahead() const {
+    return lookahead_;
+  }
 
   // Hash of every node's sequence of processed events (needs cfg.trace_hash).
   std::uint64_t trace_hash() const {
@@ -194,7 +210,9 @@ class Simulation {
  private:
   friend class Context<Model>;
   using Clock = std::chrono::steady_clock;
-  static double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+  static double seconds(Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+  }
 
   struct alignas(64) Lp {  // its own cache lines: each is written by one thread
     LpId id = 0;
@@ -240,6 +258,11 @@ class Simulation {
     const NodeId src = ctx.node_;
     if (delay < 0) throw_past_event(src, dst, ctx.now_, delay);
     if (dst >= cfg_.nodes) check_node(dst, "send");
+#ifndef NDEBUG
+    // Debug builds check the channel actually used, so a model bug shows whatever the partition
+    // (release builds check the LP lookahead below, which is what correctness needs).
+    if (dst != src && cfg_.any_to_any_delay == 0) check_channel(ctx, dst, delay);
+#endif
     const E ev{ctx.now_ + delay, src, dst, seq_[src]++, kind, payload};
     const LpId to = cfg_.lp_of_node[dst];
     Lp& lp = lps_[ctx.lp_];
@@ -258,6 +281,19 @@ class Simulation {
     lp.min_sent = std::min(lp.min_sent, ev.time);
     ++lp.sent;
   }
+
+#ifndef NDEBUG
+  void check_channel(const Context<Model>& ctx, NodeId dst, Time delay) const {
+    const NodeId src = ctx.node_;
+    Time least = kTimeMax;
+    for (const auto& [peer, min_delay] : channels_[src]) {
+      if (peer == dst) least = std::min(least, min_delay);
+    }
+    const LpId to = cfg_.lp_of_node[dst];
+    if (least == kTimeMax) throw_no_channel(src, dst, ctx.lp_, to);
+    if (delay < least) throw_too_soon(src, dst, ctx.lp_, to, ctx.now_, delay, least);
+  }
+#endif
 
   void process(Lp& lp, unsigned worker) {
     const auto t0 = Clock::now();
@@ -298,8 +334,11 @@ class Simulation {
   std::vector<Rng> rng_;                  // by node
   std::vector<std::uint64_t> seq_;        // by node
   std::vector<std::uint64_t> node_hash_;  // by node
-  std::vector<std::uint32_t> order_;      // LPs, heaviest first
-  std::vector<WorkerTime> worker_time_;   // by worker thread
+#ifndef NDEBUG
+  std::vector<std::vector<std::pair<NodeId, Time>>> channels_;  // by node: (peer, min delay)
+#endif
+  std::vector<std::uint32_t> order_;     // LPs, heaviest first
+  std::vector<WorkerTime> worker_time_;  // by worker thread
   Time lookahead_ = kTimeMax;
   Time min_channel_ = kTimeMax;
   Time edge_ = 0;

@@ -91,7 +91,7 @@ class Network {
   struct alignas(64) Port {
     core::Ring<Packet> queue[kClasses];
     std::uint64_t queued[kClasses] = {};  // bytes
-    core::Time paused_until = 0;              // our data class is paused by the peer until then
+    core::Time paused_until = 0;          // our data class is paused by the peer until then
     core::Time pause_began = 0;
     core::Time wake_at = -1;  // pending kPortWake
     bool busy = false;

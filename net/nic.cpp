@@ -82,8 +82,7 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     s.next_send = now + serialization(out.wire, std::max<Bps>(1, cc::rate(s.cc)));
     // When the window will stop the sender after this packet, ask for an ACK now: with
     // ack_every > 1 the receiver would otherwise wait for packets that never come.
-    out.ack_req = s.snd_nxt >= size ||
-                  (window && s.snd_nxt - s.snd_una + cfg_.nic.mtu > window);
+    out.ack_req = s.snd_nxt >= size || (window && s.snd_nxt - s.snd_una + cfg_.nic.mtu > window);
     if (s.rto_deadline < 0) {
       s.rto_deadline = now + cfg_.nic.rto;
       arm_rto(ctx, f);

@@ -10,7 +10,9 @@
 namespace fabricsim::tools {
 namespace {
 
-double us(core::Time t) { return double(t) * 1e-6; }
+double us(core::Time t) {
+  return double(t) * 1e-6;
+}
 
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
@@ -82,14 +84,13 @@ std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec
   for (std::size_t f = 0; f < flows.size(); ++f) {
     const net::FlowResult& fr = r.flows[f];
     const bool done = fr.finish >= 0;
-    out += fmt::format("{},{},{},{},{:.6f},{},{},{},{},{}\n", f,
-                       topo.nodes[topo.nics[flows[f].src_nic]].name,
-                       topo.nodes[topo.nics[flows[f].dst_nic]].name, flows[f].bytes, us(fr.start),
-                       done ? fmt::format("{:.6f}", us(fr.finish)) : "",
-                       done ? fmt::format("{:.6f}", us(fr.fct())) : "",
-                       done ? fmt::format("{:.4f}", double(flows[f].bytes) * 8e3 / double(fr.fct()))
-                            : "",
-                       fr.retransmitted_bytes, fr.timeouts);
+    out += fmt::format(
+        "{},{},{},{},{:.6f},{},{},{},{},{}\n", f, topo.nodes[topo.nics[flows[f].src_nic]].name,
+        topo.nodes[topo.nics[flows[f].dst_nic]].name, flows[f].bytes, us(fr.start),
+        done ? fmt::format("{:.6f}", us(fr.finish)) : "",
+        done ? fmt::format("{:.6f}", us(fr.fct())) : "",
+        done ? fmt::format("{:.4f}", double(flows[f].bytes) * 8e3 / double(fr.fct())) : "",
+        fr.retransmitted_bytes, fr.timeouts);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <cmath>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <vector>
 
 #include "core/event_queue.hpp"
@@ -59,7 +59,8 @@ TEST_CASE("event queue interleaves pushes and pops correctly", "[event_queue]") 
   }
 }
 
-TEST_CASE("event queue stays exact with far events and pushes earlier than a peek", "[event_queue]") {
+TEST_CASE("event queue stays exact with far events and pushes earlier than a peek",
+          "[event_queue]") {
   // Delays spanning seven orders of magnitude; now and then the queue is peeked at and an event
   // earlier than the peeked one is pushed, as the kernel does after a window.
   Rng rng(99, 0);
@@ -85,7 +86,8 @@ TEST_CASE("event queue stays exact with far events and pushes earlier than a pee
     add(now + Time(rng.exponential(scale)));
     if (rng.below(4) == 0) {
       const Time peek = q.next_time();
-      if (peek > now) add(now + Time(rng.below(std::uint32_t(std::min<Time>(peek - now, 1 << 30)))));
+      if (peek > now)
+        add(now + Time(rng.below(std::uint32_t(std::min<Time>(peek - now, 1 << 30)))));
     }
   }
   REQUIRE(q.size() == ref.size());
