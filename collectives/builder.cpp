@@ -1,5 +1,7 @@
 #include "collectives/builder.hpp"
 
+#include <algorithm>
+
 #include "collectives/protocol.hpp"
 
 namespace fabricsim::collectives {
@@ -9,6 +11,22 @@ PlanBuilder::PlanBuilder(Plan& plan, const Hosts& hosts) : plan_(plan), hosts_(h
 int PlanBuilder::add_chunk(std::uint64_t offset, std::uint64_t bytes, int owner, int dest) {
   plan_.chunks.push_back(Chunk{offset, bytes, owner, dest});
   return static_cast<int>(plan_.chunks.size()) - 1;
+}
+
+std::uint64_t PlanBuilder::add_channel_loops(std::uint64_t chunk, int owner, int& base) {
+  const int nch = plan_.channels;
+  const std::uint64_t biggest = part_size(plan_.bytes, nch, 0);
+  const std::uint64_t loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
+  base = static_cast<int>(plan_.chunks.size());
+  for (int c = 0; c < nch; ++c) {
+    const std::uint64_t share = part_size(plan_.bytes, nch, c);
+    for (std::uint64_t l = 0; l < loops; ++l) {
+      add_chunk(part_offset(plan_.bytes, nch, c) + part_offset(share, loops, l),
+                part_size(share, loops, l), owner);
+    }
+  }
+  plan_.slice_bytes = part_size(biggest, loops, 0);
+  return loops;
 }
 
 std::uint32_t PlanBuilder::send(int from, int to, int channel, int chunk,

@@ -30,6 +30,11 @@ class PlanBuilder {
 
   int add_chunk(std::uint64_t offset, std::uint64_t bytes, int owner = -1, int dest = -1);
 
+  // NCCL's loop over a channel's part: the buffer is cut into one share per channel and each
+  // share into the same number of loops of at most `chunk` bytes. Chunk (c, l) gets index
+  // `base + c * loops + l`; returns the loop count and sets the plan's slice size.
+  std::uint64_t add_channel_loops(std::uint64_t chunk, int owner, int& base);
+
   // `rail` overrides the channel's rail for an inter-host hop (P2P picks the receiver's).
   std::uint32_t send(int from, int to, int channel, int chunk,
                      std::span<const std::uint32_t> deps = {}, int rail = kNoRail);

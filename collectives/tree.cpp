@@ -44,17 +44,8 @@ void build_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& layout, 
   const int n = plan.n_ranks;
   const int nch = plan.channels;
   const int nhosts = static_cast<int>(hosts.ranks.size());
-  const std::uint64_t biggest = part_size(plan.bytes, nch, 0);
-  const std::uint64_t loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
-  const int base = static_cast<int>(plan.chunks.size());
-  for (int c = 0; c < nch; ++c) {
-    const std::uint64_t share = part_size(plan.bytes, nch, c);
-    for (std::uint64_t l = 0; l < loops; ++l) {
-      b.add_chunk(part_offset(plan.bytes, nch, c) + part_offset(share, loops, l),
-                  part_size(share, loops, l));
-    }
-  }
-  plan.slice_bytes = part_size(biggest, loops, 0);
+  int base = 0;
+  const std::uint64_t loops = b.add_channel_loops(chunk, -1, base);
 
   std::vector<int> parent(n);
   std::vector<std::vector<int>> children(n);

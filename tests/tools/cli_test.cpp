@@ -2,24 +2,10 @@
 #include <cstdio>
 #include <string>
 
-// Runs the real fabricsim binary, as a user would.
-namespace {
-struct Out {
-  int status;
-  std::string text;
-};
-Out run(const std::string& args) {
-  const std::string cmd = std::string(FABRICSIM_EXE) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  Out o{0, {}};
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) o.text.append(buf, n);
-  const int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
-}  // namespace
+#include "tests/tools/run_cli.hpp"
+
+using fabricsim::test::Out;
+using fabricsim::test::run;
 
 TEST_CASE("fabricsim --help and --version", "[cli]") {
   const Out help = run("--help");

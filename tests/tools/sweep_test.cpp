@@ -1,4 +1,5 @@
 #include "tools/sweep.hpp"
+#include "tests/tools/run_cli.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -37,23 +38,8 @@ std::string slurp(const fs::path& p) {
   return buf.str();
 }
 
-struct Out {
-  int status;
-  std::string text;
-};
-
-// The real binary, as a user runs it.
-Out run(const std::string& args) {
-  const std::string cmd = std::string(FABRICSIM_EXE) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  Out o{0, {}};
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) o.text.append(buf, n);
-  const int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using fabricsim::test::Out;
+using fabricsim::test::run;
 
 // Next to the binary, so that sweeps of two build trees testing at once do not meet.
 fs::path scratch(const std::string& name) {
