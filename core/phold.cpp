@@ -17,6 +17,8 @@ PholdResult run_phold(const PholdParams& p) {
   cfg.end = p.end;
   cfg.any_to_any_delay = p.lookahead;
   cfg.trace_hash = p.trace_hash;
+  cfg.progress = p.progress;
+  cfg.progress_ctx = p.progress_ctx;
   Simulation<Phold> sim(model, std::move(cfg));
   for (NodeId n = 0; n < p.nodes; ++n) {
     for (std::uint32_t k = 0; k < p.events_per_node; ++k) {

@@ -19,6 +19,8 @@ struct PholdParams {
   unsigned threads = 1;
   std::uint64_t seed = 1;
   bool trace_hash = false;
+  ProgressFn progress = nullptr;  // see SimConfig
+  void* progress_ctx = nullptr;
 };
 
 class Phold {

@@ -32,9 +32,12 @@ struct SimConfig {
   std::vector<LpId> lp_of_node;  // empty: every node on LP 0 (the sequential reference mode)
   unsigned threads = 1;
   std::uint64_t seed = 1;
-  Time end = kTimeMax;        // events at or after `end` are not processed
-  Time any_to_any_delay = 0;  // > 0: every node may send to every other one at least this late
-  bool trace_hash = false;    // keep a hash of every node's processed-event sequence
+  Time end = kTimeMax;            // events at or after `end` are not processed
+  Time any_to_any_delay = 0;      // > 0: every node may send to every other one at least this late
+  bool trace_hash = false;        // keep a hash of every node's processed-event sequence
+  ProgressFn progress = nullptr;  // optional: told where the run is, between windows
+  void* progress_ctx = nullptr;
+  double progress_every_s = 0.5;
 };
 
 template <class Model>
@@ -166,6 +169,7 @@ class Simulation {
     for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
 
     const auto start = Clock::now();
+    auto last_report = start;
     double rounds_wall = 0;
     Time tmin = kTimeMax;
     for (Lp& lp : lps_) tmin = std::min(tmin, lp.queue.next_time());
@@ -176,9 +180,16 @@ class Simulation {
         edge_ = lookahead_ >= cfg_.end - tmin ? cfg_.end : tmin + lookahead_;
         const auto r0 = Clock::now();
         workers_.run_round(task);
-        rounds_wall += seconds(Clock::now() - r0);
+        const auto r1 = Clock::now();
+        rounds_wall += seconds(r1 - r0);
         tmin = kTimeMax;
         for (const Lp& lp : lps_) tmin = std::min(tmin, lp.next);
+        if (cfg_.progress && seconds(r1 - last_report) >= cfg_.progress_every_s) {
+          last_report = r1;
+          Progress p{std::min(tmin, cfg_.end), cfg_.end, 0, seconds(r1 - start)};
+          for (const Lp& lp : lps_) p.events += lp.events;
+          cfg_.progress(cfg_.progress_ctx, p);
+        }
         if (workers_.threads() > 1) {
           std::sort(order_.begin(), order_.end(), [this](std::uint32_t a, std::uint32_t b) {
             return lps_[a].last_cost != lps_[b].last_cost ? lps_[a].last_cost > lps_[b].last_cost

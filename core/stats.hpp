@@ -30,4 +30,14 @@ struct KernelStats {
   std::string summary() const;
 };
 
+// Where a run is, reported from the coordinating thread between windows.
+struct Progress {
+  Time now = 0;  // simulated time reached (start of the next window)
+  Time end = kTimeMax;
+  std::uint64_t events = 0;
+  double wall_s = 0;
+};
+// Called at most every `SimConfig::progress_every_s` of wall time; `ctx` is the caller's.
+using ProgressFn = void (*)(void* ctx, const Progress& p);
+
 }  // namespace fabricsim::core

@@ -109,6 +109,8 @@ NetworkResult Network::run(const RunOptions& opt) {
   sc.threads = opt.threads;
   sc.seed = opt.seed;
   sc.end = opt.end;
+  sc.progress = opt.progress;
+  sc.progress_ctx = opt.progress_ctx;
   core::Simulation<Network> sim(*this, sc);
   for (const Link& l : topo_.links) {
     // Every event between two nodes crosses their link: at least the propagation delay plus

@@ -65,6 +65,8 @@ struct RunOptions {
   unsigned threads = 1;
   std::uint64_t seed = 1;
   core::Time end = core::kTimeMax;
+  core::ProgressFn progress = nullptr;  // see core::SimConfig
+  void* progress_ctx = nullptr;
 };
 
 class Network {

@@ -11,6 +11,7 @@
 #include "core/phold.hpp"
 #include "net/network.hpp"
 #include "tools/net_report.hpp"
+#include "tools/progress.hpp"
 #include "tools/results_json.hpp"
 #include "tools/scenario.hpp"
 
@@ -33,7 +34,9 @@ int cmd_run(const std::vector<std::string>& args) {
   std::string scenario, out_dir;
   std::vector<std::string> sets;
   unsigned threads = 0;
+  bool quiet = false;
   opts.add_options()("help,h", "show this help")(
+      "quiet,q", po::bool_switch(&quiet), "no progress line (it only shows on a terminal anyway)")(
       "set", po::value(&sets)->composing(), "override a scenario key: --set simulation.seed=7")(
       "threads", po::value(&threads), "worker threads (overrides simulation.threads)")(
       "out", po::value(&out_dir), "write flows.csv, ports.csv and results.json into this folder");
@@ -54,13 +57,19 @@ int cmd_run(const std::vector<std::string>& args) {
   if (sc.phold) {
     core::PholdParams p = *sc.phold;
     p.trace_hash = true;
-    print_phold(p, core::run_phold(p));
+    if (progress_wanted(quiet)) p.progress = show_progress;
+    const core::PholdResult r = core::run_phold(p);
+    clear_progress();
+    print_phold(p, r);
     return 0;
   }
   const NetScenario& ns = *sc.net;
   std::printf("%s", describe(sc).c_str());
   net::Network network(ns.topology, ns.network, ns.flows);
-  const net::NetworkResult r = network.run(ns.run);
+  net::RunOptions run = ns.run;
+  if (progress_wanted(quiet)) run.progress = show_progress;
+  const net::NetworkResult r = network.run(run);
+  clear_progress();
   std::printf("%s", network_summary(ns.topology, ns.flows, r).c_str());
   if (!out_dir.empty()) {
     write_atomically(out_dir, "flows.csv", flows_csv(ns.topology, ns.flows, r));
