@@ -52,6 +52,10 @@ struct NicConfig {
   // A receiver re-sends a NACK for the same gap only after this long: HPCC-ns3 NACK interval
   // 500 us (RdmaHw attribute default, cc-defaults.md section 2).
   core::Time nack_interval = 500 * core::kMicrosecond;
+  // Receivers place packets that arrive out of order (as NICs built for adaptive routing and
+  // spraying do) instead of discarding them and asking for a go-back-N resend; losses are then
+  // recovered by the retransmission timeout. Off: the classic RoCE go-back-N receiver.
+  bool out_of_order = false;
   // Retransmission timeout: IB local ACK timeout 4.096 us x 2^14 = 67 ms; 14 was NCCL's
   // NCCL_IB_TIMEOUT default before NCCL 2.14 (UNVERIFIED).
   core::Time rto = 4096 * core::kNanosecond * (1 << 14);

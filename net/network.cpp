@@ -27,6 +27,13 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
         cfg_.sw.pfc_xoff_bytes, cfg_.sw.pfc_resume_offset, data_wire_bytes(cfg_.nic.mtu)));
   }
   hpcc_ = cfg_.cc.kind == cc::Kind::kHpcc;
+  if (hpcc_ && cfg_.sw.routing != Routing::kEcmp) {
+    // HPCC compares each hop's telemetry with the previous ACK's for the same hop; per-packet
+    // routing mixes hops of different paths and the window collapses to its floor.
+    throw std::invalid_argument(
+        "network.cc=hpcc needs network.routing=ecmp: HPCC's per-hop telemetry assumes one path "
+        "per flow, and spray/adaptive routing give each packet its own");
+  }
   dcqcn_ = cfg_.cc.kind == cc::Kind::kDcqcn;
 
   const std::size_t n = topo_.nodes.size();

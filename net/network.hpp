@@ -125,6 +125,9 @@ class Network {
     core::Time last_cnp = -1;
     core::Time nack_at = -1;
     std::uint64_t nack_seq = ~0ULL;
+    // out_of_order: packets received beyond rcv_nxt, by packet index (offset / MTU); allocated
+    // on the first gap, once per flow.
+    std::vector<std::uint64_t> ahead;
   };
   struct alignas(64) NicState {
     std::vector<std::uint32_t> active;  // flows with data or unacknowledged bytes
@@ -157,6 +160,10 @@ class Network {
   bool nic_next_data(Ctx& ctx, NodeId nic, Packet& out);
   void nic_receive(Ctx& ctx, NodeId nic, const Packet& pkt);
   void nic_receive_data(Ctx& ctx, NodeId nic, const Packet& pkt);
+  // Out-of-order receivers: records a packet beyond rcv_nxt; false if it was already there.
+  bool place_ahead(RecvState& r, const Packet& pkt, std::uint64_t size);
+  // Moves rcv_nxt over packets received ahead of it.
+  void advance_over_ahead(RecvState& r, std::uint64_t size);
   void nic_receive_ack(Ctx& ctx, NodeId nic, const Packet& pkt);
   void nic_send_control(Ctx& ctx, NodeId nic, Packet pkt);
   void flow_start(Ctx& ctx, std::uint32_t flow);

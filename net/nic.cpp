@@ -145,8 +145,12 @@ void Network::nic_receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
   if (pkt.seq == r.rcv_nxt) {
     r.rcv_nxt += pkt.payload;
     nic.delivered += pkt.payload;
+    if (cfg_.nic.out_of_order) advance_over_ahead(r, size);
     if (r.rcv_nxt == size) results_[pkt.flow].finish = now;
     ack = ++r.since_ack >= cfg_.nic.ack_every || r.rcv_nxt == size || pkt.ce || pkt.ack_req;
+  } else if (pkt.seq > r.rcv_nxt && cfg_.nic.out_of_order) {
+    if (place_ahead(r, pkt, size)) nic.delivered += pkt.payload;
+    ack = ++r.since_ack >= cfg_.nic.ack_every || pkt.ce || pkt.ack_req;
   } else if (pkt.seq > r.rcv_nxt) {
     // A gap: go-back-N receivers discard what comes after it and ask for the missing byte.
     if (r.nack_seq != r.rcv_nxt || now - r.nack_at >= cfg_.nic.nack_interval) {
@@ -172,6 +176,25 @@ void Network::nic_receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
   reply.hops = pkt.hops;
   std::copy(pkt.stamps, pkt.stamps + pkt.hops, reply.stamps);
   nic_send_control(ctx, node, reply);
+}
+
+bool Network::place_ahead(RecvState& r, const Packet& pkt, std::uint64_t size) {
+  const std::uint64_t index = pkt.seq / cfg_.nic.mtu;
+  if (r.ahead.empty()) r.ahead.assign((size / cfg_.nic.mtu + 64) / 64, 0);
+  std::uint64_t& word = r.ahead[index / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (index % 64);
+  if (word & bit) return false;
+  word |= bit;
+  return true;
+}
+
+void Network::advance_over_ahead(RecvState& r, std::uint64_t size) {
+  if (r.ahead.empty()) return;
+  for (;;) {
+    const std::uint64_t index = r.rcv_nxt / cfg_.nic.mtu;
+    if (r.rcv_nxt >= size || !(r.ahead[index / 64] & (std::uint64_t{1} << (index % 64)))) return;
+    r.rcv_nxt += std::min<std::uint64_t>(cfg_.nic.mtu, size - r.rcv_nxt);
+  }
 }
 
 void Network::nic_receive_ack(Ctx& ctx, NodeId node, const Packet& pkt) {

@@ -84,6 +84,7 @@ net::NetworkConfig read_network(const Section& s) {
           "ack_every",
           "rto",
           "nack_interval",
+          "out_of_order",
           "buffer",
           "pfc",
           "pfc_xoff",
@@ -131,6 +132,7 @@ net::NetworkConfig read_network(const Section& s) {
       static_cast<std::uint32_t>(s.uint("ack_every", def.nic.ack_every, 1, kMaxCount));
   cfg.nic.rto = s.time("rto", def.nic.rto, 1);
   cfg.nic.nack_interval = s.time("nack_interval", def.nic.nack_interval, 0);
+  cfg.nic.out_of_order = s.boolean("out_of_order", def.nic.out_of_order);
 
   cfg.sw.buffer_bytes = s.bytes("buffer", def.sw.buffer_bytes, 1, kMaxBytes);
   cfg.sw.pfc = s.boolean("pfc", def.sw.pfc);
