@@ -80,7 +80,9 @@ class Simulation {
   static_assert(std::is_trivially_copyable_v<Payload>, "event payloads are plain data");
 
   Simulation(Model& model, SimConfig cfg)
-      : model_(model), cfg_(std::move(cfg)), workers_(cfg_.threads) {
+      : model_(model),
+        cfg_(std::move(cfg)),
+        workers_(static_cast<unsigned>(std::min<std::size_t>(cfg_.threads, lp_count_of(cfg_)))) {
     if (cfg_.nodes == 0) throw ConfigError("simulation needs at least one node");
     if (cfg_.lp_of_node.empty()) cfg_.lp_of_node.assign(cfg_.nodes, 0);
     if (cfg_.lp_of_node.size() != cfg_.nodes) {
@@ -239,6 +241,13 @@ class Simulation {
   struct alignas(64) WorkerTime {
     double process_s = 0, merge_s = 0;
   };
+
+  // More threads than LPs would only spin at the barrier.
+  static std::size_t lp_count_of(const SimConfig& cfg) {
+    LpId lps = 0;
+    for (LpId lp : cfg.lp_of_node) lps = std::max(lps, lp + 1);
+    return std::max<LpId>(1, lps);
+  }
 
   void check_node(NodeId n, const char* what) const {
     if (n >= cfg_.nodes) {
