@@ -11,7 +11,6 @@
 // handler touches only the state of the event's node: that is what makes a run bit-identical
 // for every partition and thread count.
 #include <algorithm>
-#include <cassert>
 #include <chrono>
 #include <cstdint>
 #include <type_traits>

@@ -50,6 +50,12 @@ inline std::uint64_t total_drops(const NetworkResult& r) {
   return d;
 }
 
+inline std::uint64_t total_retransmitted(const NetworkResult& r) {
+  std::uint64_t b = 0;
+  for (const FlowResult& f : r.flows) b += f.retransmitted_bytes;
+  return b;
+}
+
 // Every payload byte a NIC sent reached a NIC or was dropped in a switch, and every flow that
 // finished delivered exactly its size, in order.
 inline void require_conservation(const NetworkResult& r, const std::vector<FlowSpec>& flows) {
