@@ -28,10 +28,12 @@ void build_nvls_allreduce(PlanBuilder& b, Plan& plan, const Hosts& hosts, std::u
         for (int r = 0; r < n; ++r) got[r] = b.recv(sw, r, c, id, Combine::Reduce);
         b.send(sw, head, c, id, got);
         const std::uint32_t sum = b.recv(head, sw, c, id, Combine::Copy);
-        b.send(head, sw, c, id, sum);
-        const std::uint32_t result = b.recv(sw, head, c, id, Combine::Copy);
-        for (int r = 0; r < n; ++r) b.send(sw, r, c, id, result);
-        for (int r = 0; r < n; ++r) b.recv(r, sw, c, id, Combine::Copy);
+        // The gather legs use the channel's second buffer (see kNvlsGatherLane).
+        const int gather = c + nch;
+        b.send(head, sw, gather, id, sum);
+        const std::uint32_t result = b.recv(sw, head, gather, id, Combine::Copy);
+        for (int r = 0; r < n; ++r) b.send(sw, r, gather, id, result);
+        for (int r = 0; r < n; ++r) b.recv(r, sw, gather, id, Combine::Copy);
       }
     }
   }

@@ -30,6 +30,9 @@ struct Step {
   int peer = 0;  // participant index (GPU rank, or an NVSwitch agent >= Plan::n_ranks)
   Dir dir = Dir::Send;
   Combine combine = Combine::None;  // receives only
+  // NVLS: the multicast (gather) legs of channel c use connection id channels + c, as NCCL's
+  // NVLS kernel has separate buffers and warps for its reduce and gather legs; one FIFO for
+  // both would serialize every chunk's round trip through the switch.
   int channel = 0;
   int chunk = 0;                 // index into Plan::chunks
   std::uint64_t bytes = 0;       // payload

@@ -92,6 +92,25 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     }
     if (fs.bytes == 0) throw std::invalid_argument(fmt::format("flow {}: zero bytes", f));
     if (fs.start < 0) throw std::invalid_argument(fmt::format("flow {}: negative start", f));
+    if (!fs.messages.empty()) {
+      if (!std::is_sorted(fs.messages.begin(), fs.messages.end()) ||
+          fs.messages.back() != fs.bytes ||
+          std::adjacent_find(fs.messages.begin(), fs.messages.end()) != fs.messages.end() ||
+          fs.messages.front() == 0) {
+        throw std::invalid_argument(fmt::format(
+            "flow {}: message ends must increase and the last must equal its {} bytes", f,
+            fs.bytes));
+      }
+      // Out-of-order placement indexes packets by offset / MTU, which needs MTU-aligned
+      // packets; messages of any size break that.
+      if (cfg_.nic.out_of_order) {
+        throw std::invalid_argument(
+            "network.out_of_order is not supported with collectives yet (their messages are "
+            "not MTU-aligned)");
+      }
+    } else {
+      send_[f].posted = fs.bytes;
+    }
     results_[f].start = fs.start;
     // Unloaded round trip: a full data packet out and an ACK back over the shortest path.
     core::Time rtt = 0;
@@ -111,8 +130,13 @@ NetworkResult Network::run(const RunOptions& opt) {
   if (ran_) throw std::logic_error("a Network runs once; build a new one for another run");
   ran_ = true;
   core::SimConfig sc;
-  sc.nodes = static_cast<std::uint32_t>(topo_.nodes.size());
+  const std::size_t hosts = app_ ? topo_.hosts.size() : 0;
+  sc.nodes = static_cast<std::uint32_t>(topo_.nodes.size() + hosts);
   sc.lp_of_node = partition(topo_, std::max<std::uint32_t>(1, opt.lps));
+  // A host agent lives with its first NIC: the NIC events it exchanges most stay on one LP.
+  for (std::size_t h = 0; h < hosts; ++h) {
+    sc.lp_of_node.push_back(sc.lp_of_node[topo_.hosts[h].nics.front()]);
+  }
   sc.threads = opt.threads;
   sc.seed = opt.seed;
   sc.end = opt.end;
@@ -124,7 +148,15 @@ NetworkResult Network::run(const RunOptions& opt) {
     // the serialization of the smallest frame.
     sim.add_channel(l.a, l.b, l.delay + serialization(padded_wire_bytes(kMinFrame), l.rate));
   }
+  for (std::uint32_t h = 0; h < hosts; ++h) {
+    for (NodeId nic : topo_.hosts[h].nics) sim.add_channel(host_node(h), nic, host_delay_);
+    sim.schedule_initial(host_node(h), 0, kHostStart);
+  }
+  for (const HostChannel& c : host_channels_) {
+    sim.add_channel(host_node(c.a), host_node(c.b), c.delay);
+  }
   for (std::uint32_t f = 0; f < flows_.size(); ++f) {
+    if (!flows_[f].messages.empty()) continue;  // the app starts it
     Payload p{};
     p.pkt.flow = f;
     sim.schedule_initial(topo_.nics[flows_[f].src_nic], flows_[f].start, kFlowStart, p);
@@ -197,6 +229,56 @@ void Network::handle(Ctx& ctx, const core::Event<Payload>& ev) {
     case kRto:
       flow_timeout(ctx, ev.payload.pkt.flow);
       return;
+    case kPost:
+      app_post(ctx, ev.payload.pkt.flow, ev.payload.pkt.seq);
+      return;
+    case kDelivered:
+      app_->on_delivered(ctx, host_of_agent(node), ev.payload.pkt.flow, ev.payload.pkt.payload);
+      return;
+    case kApp: {
+      const Packet& p = ev.payload.pkt;
+      app_->on_message(ctx, host_of_agent(node), AppMsg{p.flow, p.payload, p.seq});
+      return;
+    }
+    case kHostStart:
+      app_->on_start(ctx, host_of_agent(node));
+      return;
+  }
+}
+
+void Network::set_app(HostApp* app, core::Time host_delay) {
+  if (ran_) throw std::logic_error("set_app after run");
+  if (host_delay <= 0) throw std::invalid_argument("the host-NIC delay must be positive");
+  for (const Host& h : topo_.hosts) {
+    if (h.nics.empty()) throw std::invalid_argument("host " + h.name + " has no NIC");
+  }
+  app_ = app;
+  host_delay_ = host_delay;
+}
+
+void Network::add_host_channel(std::uint32_t a, std::uint32_t b, core::Time delay) {
+  if (a >= topo_.hosts.size() || b >= topo_.hosts.size()) {
+    throw std::invalid_argument("add_host_channel: host index out of range");
+  }
+  host_channels_.push_back({a, b, delay});
+}
+
+void Network::post(Ctx& ctx, std::uint32_t flow, std::uint64_t bytes) {
+  Payload p{};
+  p.pkt.flow = flow;
+  p.pkt.seq = bytes;
+  ctx.send(topo_.nics[flows_[flow].src_nic], host_delay_, kPost, p);
+}
+
+void Network::host_send(Ctx& ctx, std::uint32_t to, core::Time delay, const AppMsg& m) {
+  Payload p{};
+  p.pkt.flow = m.a;
+  p.pkt.payload = m.b;
+  p.pkt.seq = m.c;
+  if (host_node(to) == ctx.node()) {
+    ctx.schedule(delay, kApp, p);
+  } else {
+    ctx.send(host_node(to), delay, kApp, p);
   }
 }
 

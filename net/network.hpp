@@ -24,6 +24,33 @@ struct FlowSpec {
   std::uint32_t dst_nic = 0;
   std::uint64_t bytes = 0;
   core::Time start = 0;
+  // Non-empty: a connection driven by a HostApp (a collective's queue pair). It carries a
+  // sequence of messages whose cumulative end offsets these are (bytes = messages.back()),
+  // sends only what the app has posted, and reports completed messages to the receiving
+  // host. `start` is ignored: the first post starts it.
+  std::vector<std::uint64_t> messages = {};
+};
+
+// A small message between host agents, or a host agent's timer: the app's own encoding.
+struct AppMsg {
+  std::uint32_t a = 0, b = 0;
+  std::uint64_t c = 0;
+};
+
+class Network;
+
+// What runs on the hosts (a collective executor). Every host has an agent node of its own in
+// the kernel, on the LP of its first NIC; these calls run in that node's events, so an app
+// keeps per-host state that only its host's calls touch. Called per message, never per packet.
+class HostApp {
+ public:
+  virtual ~HostApp() = default;
+  virtual void on_start(core::Context<Network>& ctx, std::uint32_t host) = 0;
+  // A timer of this host, or a message from another host (Network::host_send).
+  virtual void on_message(core::Context<Network>& ctx, std::uint32_t host, const AppMsg& m) = 0;
+  // The receiving NIC of app flow `flow` holds its first `messages` messages in order.
+  virtual void on_delivered(core::Context<Network>& ctx, std::uint32_t host, std::uint32_t flow,
+                            std::uint32_t messages) = 0;
 };
 
 struct FlowResult {
@@ -75,7 +102,18 @@ class Network {
     Packet pkt;
     PortId port;  // arrival: the receiving port; port events: the port
   };
-  enum Kind : core::EventKind { kArrive, kTxDone, kPortWake, kFlowStart, kNicWake, kRto };
+  enum Kind : core::EventKind {
+    kArrive,
+    kTxDone,
+    kPortWake,
+    kFlowStart,
+    kNicWake,
+    kRto,
+    kPost,       // host agent -> NIC: more bytes of an app flow may go
+    kDelivered,  // NIC -> host agent: app-flow messages complete at the receiver
+    kApp,        // host agent timer or host-to-host message
+    kHostStart,
+  };
 
   // Throws TopologyError / std::invalid_argument on a bad topology, flow or parameter.
   Network(const Topology& topo, const NetworkConfig& cfg, std::vector<FlowSpec> flows);
@@ -86,6 +124,22 @@ class Network {
   void handle(core::Context<Network>& ctx, const core::Event<Payload>& ev);
 
   const Topology& topology() const { return topo_; }
+
+  // Attaches the hosts' application before run(). `host_delay` is the latency between a host
+  // agent and its NICs (PCIe doorbell / completion), each way; it is also a kernel channel
+  // delay, so it bounds the lookahead.
+  void set_app(HostApp* app, core::Time host_delay);
+  // Lets host a send to host b (and b to a) with at least `delay` (before run()).
+  void add_host_channel(std::uint32_t a, std::uint32_t b, core::Time delay);
+  core::NodeId host_node(std::uint32_t host) const {
+    return static_cast<core::NodeId>(topo_.nodes.size() + host);
+  }
+  // From a host agent's event: lets `bytes` more of app flow `flow` go (its first post
+  // starts the queue pair).
+  void post(core::Context<Network>& ctx, std::uint32_t flow, std::uint64_t bytes);
+  // From a host agent's event: a message to host `to` (a timer when to is this host).
+  void host_send(core::Context<Network>& ctx, std::uint32_t to, core::Time delay,
+                 const AppMsg& m);
 
  private:
   using Ctx = core::Context<Network>;
@@ -116,6 +170,7 @@ class Network {
     core::Time next_send = 0;
     core::Time rto_deadline = -1;  // a timeout fires then unless the flow makes progress
     core::Time rto_event_at = -1;  // the pending kRto event, if any
+    std::uint64_t posted = 0;      // bytes the sender may send (app flows: posted so far)
     bool active = false;
   };
   struct alignas(64) RecvState {  // owned by the destination NIC's LP; own cache line, since
@@ -125,6 +180,7 @@ class Network {
     core::Time last_cnp = -1;
     core::Time nack_at = -1;
     std::uint64_t nack_seq = ~0ULL;
+    std::uint32_t messages_done = 0;  // app flows: messages fully received in order
     // out_of_order: packets received beyond rcv_nxt, by packet index (offset / MTU); allocated
     // on the first gap, once per flow.
     std::vector<std::uint64_t> ahead;
@@ -138,6 +194,9 @@ class Network {
 
   Port& port(NodeId n, PortId p) { return ports_[port_base_[n] + p]; }
   bool is_nic(NodeId n) const { return topo_.nodes[n].kind == NodeKind::kNic; }
+  std::uint32_t host_of_agent(NodeId n) const {
+    return static_cast<std::uint32_t>(n - topo_.nodes.size());
+  }
 
   // Ports (net/port.cpp): start the next transmission if the port is idle.
   void try_transmit(Ctx& ctx, NodeId node, PortId p);
@@ -168,6 +227,8 @@ class Network {
   void nic_send_control(Ctx& ctx, NodeId nic, Packet pkt);
   void flow_start(Ctx& ctx, std::uint32_t flow);
   void flow_timeout(Ctx& ctx, std::uint32_t flow);
+  void app_post(Ctx& ctx, std::uint32_t flow, std::uint64_t bytes);
+  void note_delivered(Ctx& ctx, NodeId nic, std::uint32_t flow);
 
   Topology topo_;
   NetworkConfig cfg_;
@@ -185,6 +246,13 @@ class Network {
   std::vector<core::Time> base_rtt_;        // by flow
   std::vector<std::uint64_t> kmin_, kmax_;  // by port: RED thresholds
   std::vector<std::uint64_t> headroom_;     // by port: PFC headroom of the ingress side
+  HostApp* app_ = nullptr;
+  core::Time host_delay_ = 0;
+  struct HostChannel {
+    std::uint32_t a, b;
+    core::Time delay;
+  };
+  std::vector<HostChannel> host_channels_;
   bool hpcc_ = false, dcqcn_ = false;
   bool ran_ = false;
 };

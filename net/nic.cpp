@@ -1,6 +1,8 @@
 // RDMA NICs (RoCEv2, reliable connection): one queue pair per flow, paced by its congestion
 // control, served round-robin; cumulative ACKs, NACK and go-back-N on a gap, a retransmission
 // timeout, and CNPs at the receiver for DCQCN.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "net/network.hpp"
@@ -16,6 +18,33 @@ void Network::flow_start(Ctx& ctx, std::uint32_t f) {
   s.next_send = ctx.now();
   nics_[nic_index_[node]].active.push_back(f);
   try_transmit(ctx, node, 0);
+}
+
+void Network::app_post(Ctx& ctx, std::uint32_t f, std::uint64_t bytes) {
+  SendState& s = send_[f];
+  s.posted += bytes;
+  if (s.posted > flows_[f].bytes) {
+    throw std::logic_error(fmt::format("flow {}: the app posted more than its {} bytes", f,
+                                       flows_[f].bytes));
+  }
+  if (!s.active) {
+    results_[f].start = ctx.now();
+    flow_start(ctx, f);
+  } else {
+    try_transmit(ctx, ctx.node(), 0);
+  }
+}
+
+void Network::note_delivered(Ctx& ctx, NodeId nic, std::uint32_t f) {
+  const std::vector<std::uint64_t>& ends = flows_[f].messages;
+  RecvState& r = recv_[f];
+  const std::uint32_t before = r.messages_done;
+  while (r.messages_done < ends.size() && ends[r.messages_done] <= r.rcv_nxt) ++r.messages_done;
+  if (r.messages_done == before) return;
+  Payload p{};
+  p.pkt.flow = f;
+  p.pkt.payload = r.messages_done;
+  ctx.send(host_node(topo_.nodes[nic].host), host_delay_, kDelivered, p);
 }
 
 void Network::arm_rto(Ctx& ctx, std::uint32_t f) {
@@ -53,11 +82,11 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     const std::size_t idx = (nic.rr + i) % count;
     const std::uint32_t f = nic.active[idx];
     SendState& s = send_[f];
-    const std::uint64_t size = flows_[f].bytes;
-    if (s.snd_nxt >= size) continue;  // everything sent; waiting for ACKs
+    // Everything (posted) sent: waiting for ACKs or for the app.
+    if (s.snd_nxt >= s.posted) continue;
     cc::advance(s.cc, cfg_.cc, now);
     const std::uint32_t payload =
-        static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.nic.mtu, size - s.snd_nxt));
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.nic.mtu, s.posted - s.snd_nxt));
     const std::uint64_t window = cc::window_bytes(s.cc);
     // A window limits bytes in flight, but one packet may always go when nothing is.
     if (window && s.snd_nxt > s.snd_una && s.snd_nxt - s.snd_una + payload > window) continue;
@@ -82,7 +111,7 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     s.next_send = now + serialization(out.wire, std::max<Bps>(1, cc::rate(s.cc)));
     // When the window will stop the sender after this packet, ask for an ACK now: with
     // ack_every > 1 the receiver would otherwise wait for packets that never come.
-    out.ack_req = s.snd_nxt >= size || (window && s.snd_nxt - s.snd_una + cfg_.nic.mtu > window);
+    out.ack_req = s.snd_nxt >= s.posted || (window && s.snd_nxt - s.snd_una + cfg_.nic.mtu > window);
     if (s.rto_deadline < 0) {
       s.rto_deadline = now + cfg_.nic.rto;
       arm_rto(ctx, f);
@@ -147,6 +176,7 @@ void Network::nic_receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
     nic.delivered += pkt.payload;
     if (cfg_.nic.out_of_order) advance_over_ahead(r, size);
     if (r.rcv_nxt == size) results_[pkt.flow].finish = now;
+    if (!flows_[pkt.flow].messages.empty()) note_delivered(ctx, node, pkt.flow);
     ack = ++r.since_ack >= cfg_.nic.ack_every || r.rcv_nxt == size || pkt.ce || pkt.ack_req;
   } else if (pkt.seq > r.rcv_nxt && cfg_.nic.out_of_order) {
     if (place_ahead(r, pkt, size)) nic.delivered += pkt.payload;

@@ -1,0 +1,164 @@
+#include "workload/collective_exec.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "collectives/busbw.hpp"
+#include "net/topology/build.hpp"
+
+using namespace fabricsim;
+using namespace fabricsim::workload;
+using collectives::Algo;
+using collectives::Op;
+using collectives::Proto;
+
+namespace {
+
+constexpr net::Bps kNvlink = 450ULL * 8 * net::kGbps;  // H100 NVLink4, per direction
+constexpr net::Bps kNic = 400 * net::kGbps;
+
+net::Topology hosts(std::uint32_t n, std::uint32_t gpus) {
+  net::SingleParams p;
+  p.hosts = n;
+  p.host.gpus = gpus;
+  p.host.nics = gpus;
+  p.host.gpu_link_rate = kNvlink;
+  p.host.gpu_link_latency = 0;
+  p.nic = {kNic, core::kMicrosecond};
+  return net::single(p);
+}
+
+net::NetworkConfig config() {
+  net::NetworkConfig cfg;
+  cfg.cc.kind = net::cc::Kind::kNone;
+  return cfg;
+}
+
+struct Outcome {
+  CollectiveResult r;
+  collectives::Plan plan;
+};
+
+Outcome run(const net::Topology& topo, Op op, std::uint64_t bytes, Algo algo, Proto proto,
+            const ExecParams& params = {}, net::RunOptions opt = {}, bool nvls = false) {
+  collectives::Hardware hw;
+  hw.nvls = nvls;
+  const collectives::RankLayout layout = rank_layout(topo, hw);
+  collectives::Call call;
+  call.op = op;
+  call.bytes = bytes;
+  call.algo = algo;
+  call.proto = proto;
+  Outcome o;
+  o.plan = collectives::make_plan(call, layout);
+  o.r = run_collective(topo, config(), o.plan, layout, params, opt);
+  return o;
+}
+
+double seconds(core::Time t) {
+  return double(t) * 1e-12;
+}
+
+}  // namespace
+
+TEST_CASE("a large ring all-reduce in one host is bound by each GPU's usable NVLink", "[workload]") {
+  const net::Topology topo = hosts(1, 8);
+  const std::uint64_t bytes = 256ULL << 20;
+  const Outcome o = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
+  const ExecParams params;
+  // Every GPU sends and receives 2(n-1)/n of the buffer over its own link.
+  const double cap = double(kNvlink) / 8 * params.nvlink_efficiency;  // bytes/s
+  const double bound = 2.0 * 7 / 8 * double(bytes) / cap;
+  REQUIRE(o.r.time > 0);
+  REQUIRE(seconds(o.r.time) >= bound);
+  REQUIRE(seconds(o.r.time) <= bound * 1.10);
+  REQUIRE(o.r.net_bytes == 0);
+  REQUIRE(o.r.queue_pairs == 0);
+  REQUIRE(o.r.nvlink_bytes == 8 * 2 * 7 * (bytes / 8));
+}
+
+TEST_CASE("a ring all-reduce between hosts is bound by the NICs' goodput", "[workload]") {
+  // One GPU per host: every byte of the ring crosses a NIC.
+  const net::Topology topo = hosts(4, 1);
+  const std::uint64_t bytes = 64ULL << 20;
+  const Outcome o = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
+  const double goodput = double(kNic) / 8 * 4096.0 / (4096 + 82);  // bytes/s, RoCEv2 framing
+  const double bound = 2.0 * 3 / 4 * double(bytes) / goodput;
+  REQUIRE(seconds(o.r.time) >= bound);
+  REQUIRE(seconds(o.r.time) <= bound * 1.15);
+  REQUIRE(o.r.net_bytes == 4 * 2 * 3 * (bytes / 4));
+  REQUIRE(o.r.net.delivered == o.r.net_bytes);
+  REQUIRE(o.r.net.dropped == 0);
+}
+
+TEST_CASE("every collective completes on two 4-GPU hosts", "[workload]") {
+  const net::Topology topo = hosts(2, 4);
+  const std::uint64_t bytes = 4ULL << 20;
+  for (Op op : {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::Broadcast, Op::Reduce,
+                Op::AllToAll, Op::SendRecv}) {
+    const bool p2p = op == Op::AllToAll || op == Op::SendRecv;
+    for (Proto proto : {Proto::LL, Proto::LL128, Proto::Simple}) {
+      if (p2p && proto != Proto::Simple) continue;  // NCCL runs P2P with Simple only
+      const Algo algo = p2p ? Algo::P2P : Algo::Ring;
+      CAPTURE(collectives::name(op), collectives::name(proto));
+      const Outcome o = run(topo, op, bytes, algo, proto);
+      REQUIRE(o.r.time > 0);
+      std::uint64_t steps = 0;
+      for (const auto& s : o.plan.steps) steps += s.size();
+      REQUIRE(o.r.steps == steps);
+      REQUIRE(o.r.net.delivered == o.r.net_bytes);
+    }
+  }
+  const Outcome tree = run(topo, Op::AllReduce, bytes, Algo::Tree, Proto::Simple);
+  REQUIRE(tree.r.time > 0);
+}
+
+TEST_CASE("LL doubles the wire bytes and is slower than Simple for large messages",
+          "[workload]") {
+  const net::Topology topo = hosts(1, 4);
+  const std::uint64_t bytes = 64ULL << 20;
+  const Outcome simple = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
+  const Outcome ll = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::LL);
+  REQUIRE(ll.r.nvlink_bytes == 2 * simple.r.nvlink_bytes);
+  REQUIRE(ll.r.time > simple.r.time * 3 / 2);
+}
+
+TEST_CASE("small collectives cost NCCL's latencies, and nothing without them", "[workload]") {
+  const net::Topology topo = hosts(1, 8);
+  const Outcome with = run(topo, Op::AllReduce, 1024, Algo::Ring, Proto::LL);
+  ExecParams none;
+  none.latencies = false;
+  const Outcome without = run(topo, Op::AllReduce, 1024, Algo::Ring, Proto::LL, none);
+  // Base 6.6 us plus 14 dependent NVLink steps of 0.6 us (LL ring; nccl-facts.md §4).
+  const double lat = 6.6e-6 + 14 * 0.6e-6;
+  REQUIRE(seconds(with.r.time) >= lat);
+  REQUIRE(seconds(with.r.time) <= lat * 1.2);
+  REQUIRE(seconds(without.r.time) < 1e-6);
+}
+
+TEST_CASE("NVLS beats the ring on one H100 host", "[workload]") {
+  const net::Topology topo = hosts(1, 8);
+  const std::uint64_t bytes = 1ULL << 30;
+  const Outcome ring = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
+  const Outcome nvls =
+      run(topo, Op::AllReduce, bytes, Algo::Nvls, Proto::Simple, {}, {}, true);
+  REQUIRE(nvls.r.time < ring.r.time);
+}
+
+TEST_CASE("collective results are identical for every thread count and partition",
+          "[workload][determinism]") {
+  const net::Topology topo = hosts(4, 2);
+  net::RunOptions one;
+  const Outcome ref = run(topo, Op::AllReduce, 8ULL << 20, Algo::Ring, Proto::Simple, {}, one);
+  for (unsigned threads : {1u, 2u}) {
+    for (std::uint32_t lps : {2u, 5u}) {
+      net::RunOptions opt;
+      opt.threads = threads;
+      opt.lps = lps;
+      const Outcome o = run(topo, Op::AllReduce, 8ULL << 20, Algo::Ring, Proto::Simple, {}, opt);
+      CAPTURE(threads, lps);
+      REQUIRE(o.r.time == ref.r.time);
+      REQUIRE(o.r.net.kernel.events == ref.r.net.kernel.events);
+      REQUIRE(o.r.net.delivered == ref.r.net.delivered);
+    }
+  }
+}

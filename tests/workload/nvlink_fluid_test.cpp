@@ -1,0 +1,53 @@
+#include "workload/nvlink_fluid.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace fabricsim;
+using fabricsim::workload::kSwitchEnd;
+using fabricsim::workload::NvlinkFluid;
+
+TEST_CASE("one transfer runs at the full capacity", "[workload]") {
+  NvlinkFluid f(2, 1.0);  // 1 byte per ps
+  f.add(0, 0, 1, 1000, 7);
+  REQUIRE(f.next_finish() == 1000);
+  std::vector<std::uint64_t> done;
+  f.finish(999, done);
+  REQUIRE(done.empty());
+  f.finish(1000, done);
+  REQUIRE(done == std::vector<std::uint64_t>{7});
+  REQUIRE(f.idle());
+}
+
+TEST_CASE("transfers share a port max-min fairly", "[workload]") {
+  NvlinkFluid f(3, 1.0);
+  // Two transfers out of GPU 0 share its egress; a third into GPU 2 from GPU 1 takes what the
+  // ingress of GPU 2 has left: 0.5.
+  f.add(0, 0, 1, 1000, 1);
+  f.add(0, 0, 2, 1000, 2);
+  f.add(0, 1, 2, 1000, 3);
+  REQUIRE(f.next_finish() == 2000);
+  std::vector<std::uint64_t> done;
+  f.finish(2000, done);
+  REQUIRE(done.size() == 3);
+}
+
+TEST_CASE("a finished transfer hands its share to the others", "[workload]") {
+  NvlinkFluid f(2, 1.0);
+  f.add(0, 0, 1, 500, 1);
+  f.add(0, 0, 1, 1500, 2);
+  REQUIRE(f.next_finish() == 1000);  // both at 0.5
+  std::vector<std::uint64_t> done;
+  f.finish(1000, done);
+  REQUIRE(done == std::vector<std::uint64_t>{1});
+  // 1000 bytes left on the second, now alone at 1 byte/ps.
+  REQUIRE(f.next_finish() == 2000);
+}
+
+TEST_CASE("the switch end of an NVLS transfer is not a constraint", "[workload]") {
+  NvlinkFluid f(2, 1.0);
+  f.add(0, 0, kSwitchEnd, 1000, 1);
+  f.add(0, kSwitchEnd, 1, 1000, 2);
+  REQUIRE(f.next_finish() == 1000);
+  REQUIRE_THROWS(f.add(0, kSwitchEnd, kSwitchEnd, 10, 3));
+  REQUIRE_THROWS(f.add(0, 0, 5, 10, 3));
+}

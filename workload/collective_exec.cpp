@@ -1,0 +1,469 @@
+#include "workload/collective_exec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "collectives/protocol.hpp"
+#include "workload/nvlink_fluid.hpp"
+
+namespace fabricsim::workload {
+
+using collectives::Dir;
+using collectives::Plan;
+using collectives::Step;
+using core::Time;
+
+collectives::RankLayout rank_layout(const net::Topology& topo, const collectives::Hardware& hw) {
+  collectives::RankLayout layout;
+  layout.hw = hw;
+  for (std::size_t h = 0; h < topo.hosts.size(); ++h) {
+    const net::Host& host = topo.hosts[h];
+    for (std::uint32_t g = 0; g < host.gpus; ++g) {
+      layout.ranks.push_back({static_cast<int>(h), static_cast<int>(g),
+                              static_cast<int>(host.gpu_to_nic.empty() ? 0 : host.gpu_to_nic[g])});
+    }
+  }
+  return layout;
+}
+
+namespace {
+
+Time us(double v) {
+  return static_cast<Time>(v * static_cast<double>(core::kMicrosecond) + 0.5);
+}
+
+// Host-agent message types (AppMsg::a).
+enum Msg : std::uint32_t { kBegin, kLaunch, kCredit, kFluidTimer };
+
+struct Participant {
+  int host = 0;
+  int local = kSwitchEnd;  // GPU index in its host; kSwitchEnd for an NVSwitch agent
+  std::vector<std::uint32_t> pending;            // per step: dependencies not yet done
+  std::vector<std::uint32_t> next_off, next;     // per step: the steps that depend on it (CSR)
+  std::vector<std::uint32_t> conn;               // per step
+  std::uint32_t done = 0;
+  Time last = 0;
+};
+
+struct Conn {
+  int from = 0, to = 0;  // participants
+  bool net = false;
+  std::uint32_t flow = 0;  // net: the network flow (queue pair)
+  Time credit_delay = 0;   // net: a freed slot's trip back to the sender
+  Time step_latency = 0;
+  double wire_scale = 1.0;  // NVLS: switch transfers run at nvls_efficiency
+  // Sender side (its host's events only).
+  int freed = 0;
+  std::int64_t blocked = -1;  // a send waiting for a slot
+  // Receiver side.
+  int arrived = 0;
+  std::int64_t waiting = -1;  // a receive waiting for its data
+};
+
+struct HostState {
+  explicit HostState(int gpus, double cap) : fluid(std::max(gpus, 1), cap) {}
+  NvlinkFluid fluid;
+  std::uint64_t fluid_gen = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> work;  // (participant, step) now ready
+  std::vector<std::uint64_t> finished;
+  std::vector<std::uint32_t> members;  // participants on this host
+};
+
+// Shortest one-way propagation delay between two nodes (Dijkstra over link delays).
+std::vector<Time> delays_from(const net::Topology& topo, core::NodeId src) {
+  std::vector<Time> d(topo.nodes.size(), core::kTimeMax);
+  using Item = std::pair<Time, core::NodeId>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> q;
+  d[src] = 0;
+  q.push({0, src});
+  while (!q.empty()) {
+    const auto [t, v] = q.top();
+    q.pop();
+    if (t != d[v]) continue;
+    for (net::PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
+      const net::Link& l = topo.link_at(v, p);
+      const core::NodeId u = topo.peer(v, p);
+      if (t + l.delay < d[u]) d[u] = t + l.delay, q.push({d[u], u});
+    }
+  }
+  return d;
+}
+
+class Executor final : public net::HostApp {
+  using Ctx = core::Context<net::Network>;
+
+ public:
+  Executor(const net::Topology& topo, const Plan& plan, const collectives::RankLayout& layout,
+           const ExecParams& params, const net::NetworkConfig& cfg)
+      : topo_(topo), plan_(plan), params_(params) {
+    (void)cfg;
+    const std::size_t parts = plan.steps.size();
+    if (static_cast<std::size_t>(plan.n_ranks) != layout.ranks.size()) {
+      throw std::invalid_argument(fmt::format("the plan has {} ranks, the layout {}",
+                                              plan.n_ranks, layout.ranks.size()));
+    }
+    for (const net::Host& h : topo.hosts) {
+      const double cap = static_cast<double>(h.gpu_link_rate) / 8.0 * params.nvlink_efficiency /
+                         static_cast<double>(core::kSecond);
+      hosts_.emplace_back(static_cast<int>(h.gpus), cap > 0 ? cap : 1e-12);
+    }
+    nic_index_.assign(topo.nodes.size(), ~0u);
+    for (std::uint32_t i = 0; i < topo.nics.size(); ++i) nic_index_[topo.nics[i]] = i;
+
+    parts_.resize(parts);
+    for (std::size_t p = 0; p < parts; ++p) {
+      Participant& part = parts_[p];
+      if (p < static_cast<std::size_t>(plan.n_ranks)) {
+        part.host = layout.ranks[p].host;
+        part.local = layout.ranks[p].local;
+      } else {
+        part.host = plan.switch_host.at(p - static_cast<std::size_t>(plan.n_ranks));
+      }
+      if (part.host < 0 || static_cast<std::size_t>(part.host) >= topo.hosts.size()) {
+        throw std::invalid_argument(fmt::format("participant {} is on host {}, which the "
+                                                "topology does not have", p, part.host));
+      }
+      if (part.local != kSwitchEnd &&
+          static_cast<std::uint32_t>(part.local) >= topo.hosts[part.host].gpus) {
+        throw std::invalid_argument(fmt::format("rank {} is GPU {} of host {}, which has {} GPUs",
+                                                p, part.local, topo.hosts[part.host].name,
+                                                topo.hosts[part.host].gpus));
+      }
+      hosts_[part.host].members.push_back(static_cast<std::uint32_t>(p));
+      index_steps(part, plan.steps[p]);
+    }
+    build_connections(layout);
+  }
+
+  std::vector<net::FlowSpec> flows() const { return flows_; }
+
+  void add_channels(net::Network& network) const {
+    for (const auto& [key, delay] : host_pairs_) {
+      network.add_host_channel(key.first, key.second, delay);
+    }
+  }
+
+  void attach(net::Network* network) { net_ = network; }
+
+  CollectiveResult result() const {
+    CollectiveResult r;
+    for (std::size_t p = 0; p < parts_.size(); ++p) {
+      const Participant& part = parts_[p];
+      if (part.done != plan_.steps[p].size()) {
+        throw std::runtime_error(fmt::format(
+            "the collective stalled: participant {} completed {} of its {} steps", p, part.done,
+            plan_.steps[p].size()));
+      }
+      r.time = std::max(r.time, part.last);
+      r.steps += part.done;
+    }
+    r.net_bytes = net_bytes_;
+    r.nvlink_bytes = nvlink_bytes_;
+    r.queue_pairs = static_cast<std::uint32_t>(flows_.size());
+    return r;
+  }
+
+  void on_start(Ctx& ctx, std::uint32_t host) override {
+    if (hosts_[host].members.empty()) return;
+    Time start = 0;
+    if (params_.latencies) {
+      start = us(collectives::base_latency_us(plan_.algo, plan_.proto));
+      if (plan_.algo == collectives::Algo::Nvls) {
+        start += us(collectives::hw_latency_us(plan_.algo, plan_.proto, collectives::Hop::NVLink));
+      }
+    }
+    net_->host_send(ctx, host, start, net::AppMsg{kBegin, 0, 0});
+  }
+
+  void on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) override {
+    HostState& hs = hosts_[host];
+    switch (static_cast<Msg>(m.a)) {
+      case kBegin:
+        for (std::uint32_t p : hs.members) {
+          for (std::uint32_t i = 0; i < parts_[p].pending.size(); ++i) {
+            if (parts_[p].pending[i] == 0) hs.work.push_back({p, i});
+          }
+        }
+        break;
+      case kLaunch:
+        launch(ctx, host, m.b, static_cast<std::uint32_t>(m.c));
+        break;
+      case kCredit: {
+        Conn& c = conns_[m.b];
+        ++c.freed;
+        unblock(hs, c);
+        break;
+      }
+      case kFluidTimer:
+        if (m.c != hs.fluid_gen) return;  // superseded by a later change
+        hs.finished.clear();
+        hs.fluid.finish(ctx.now(), hs.finished);
+        for (std::uint64_t tag : hs.finished) {
+          fluid_done(ctx, host, static_cast<std::uint32_t>(tag >> 32),
+                     static_cast<std::uint32_t>(tag));
+        }
+        arm_fluid(ctx, host);
+        break;
+    }
+    drain(ctx, host);
+  }
+
+  void on_delivered(Ctx& ctx, std::uint32_t host, std::uint32_t flow,
+                    std::uint32_t messages) override {
+    Conn& c = conns_[flow_conn_[flow]];
+    c.arrived = static_cast<int>(messages);
+    try_receive(ctx, c);
+    drain(ctx, host);
+  }
+
+ private:
+  void index_steps(Participant& part, const std::vector<Step>& steps) {
+    part.pending.resize(steps.size());
+    part.next_off.assign(steps.size() + 1, 0);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      part.pending[i] = static_cast<std::uint32_t>(steps[i].deps.size());
+      for (std::uint32_t d : steps[i].deps) {
+        if (d >= i) throw std::invalid_argument("plan step depends on a later step");
+        ++part.next_off[d + 1];
+      }
+    }
+    for (std::size_t i = 0; i < steps.size(); ++i) part.next_off[i + 1] += part.next_off[i];
+    part.next.resize(part.next_off.back());
+    std::vector<std::uint32_t> fill(part.next_off.begin(), part.next_off.end() - 1);
+    for (std::uint32_t i = 0; i < steps.size(); ++i) {
+      for (std::uint32_t d : steps[i].deps) part.next[fill[d]++] = i;
+    }
+  }
+
+  std::uint32_t nic_of(int host, int rail) const {
+    const net::Host& h = topo_.hosts[static_cast<std::size_t>(host)];
+    if (rail < 0 || static_cast<std::size_t>(rail) >= h.nics.size()) {
+      throw std::invalid_argument(fmt::format("host {} has no NIC {} (it has {})", h.name, rail,
+                                              h.nics.size()));
+    }
+    return nic_index_[h.nics[static_cast<std::size_t>(rail)]];
+  }
+
+  void build_connections(const collectives::RankLayout& layout) {
+    (void)layout;
+    std::map<std::tuple<int, int, int>, std::uint32_t> ids;
+    std::map<std::uint32_t, std::vector<Time>> delays;  // by source NIC node
+    std::vector<std::vector<std::uint64_t>> messages;   // per flow: message wire sizes
+    for (std::size_t p = 0; p < parts_.size(); ++p) {
+      Participant& part = parts_[p];
+      const std::vector<Step>& steps = plan_.steps[p];
+      part.conn.resize(steps.size());
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        const Step& s = steps[i];
+        const int from = s.dir == Dir::Send ? static_cast<int>(p) : s.peer;
+        const int to = s.dir == Dir::Send ? s.peer : static_cast<int>(p);
+        if (s.peer < 0 || static_cast<std::size_t>(s.peer) >= parts_.size()) {
+          throw std::invalid_argument(fmt::format("participant {} step {}: no peer {}", p, i,
+                                                  s.peer));
+        }
+        const auto key = std::make_tuple(from, to, s.channel);
+        auto [it, fresh] = ids.try_emplace(key, static_cast<std::uint32_t>(conns_.size()));
+        if (fresh) conns_.push_back(new_conn(from, to, s, delays, messages));
+        part.conn[i] = it->second;
+        Conn& c = conns_[it->second];
+        if (s.dir == Dir::Send) {
+          const std::uint64_t wire = std::max<std::uint64_t>(1, s.wire_bytes);
+          if (c.net) {
+            messages[c.flow].push_back(wire);
+            net_bytes_ += wire;
+          } else {
+            nvlink_bytes_ += wire;
+          }
+        }
+      }
+    }
+    for (std::size_t f = 0; f < flows_.size(); ++f) {
+      std::uint64_t end = 0;
+      for (std::uint64_t m : messages[f]) flows_[f].messages.push_back(end += m);
+      flows_[f].bytes = end;
+    }
+  }
+
+  Conn new_conn(int from, int to, const Step& s, std::map<std::uint32_t, std::vector<Time>>& delays,
+                std::vector<std::vector<std::uint64_t>>& messages) {
+    Conn c;
+    c.from = from;
+    c.to = to;
+    const int hf = parts_[from].host, ht = parts_[to].host;
+    c.net = hf != ht;
+    using collectives::Hop;
+    const bool pcie = topo_.hosts[hf].intra == net::IntraHost::kPcie;
+    const Hop hop = c.net ? Hop::Net : pcie ? Hop::PCI : Hop::NVLink;
+    if (params_.latencies && plan_.algo != collectives::Algo::Nvls) {
+      c.step_latency = us(collectives::hw_latency_us(plan_.algo, plan_.proto, hop));
+    }
+    if (parts_[from].local == kSwitchEnd || parts_[to].local == kSwitchEnd) {
+      c.wire_scale = 1.0 / params_.nvls_efficiency;
+    }
+    if (!c.net) return c;
+    if (s.rail == collectives::kNoRail) {
+      throw std::invalid_argument(fmt::format(
+          "a step between hosts {} and {} names no NIC rail", topo_.hosts[hf].name,
+          topo_.hosts[ht].name));
+    }
+    net::FlowSpec fs;
+    fs.src_nic = nic_of(hf, s.rail);
+    fs.dst_nic = nic_of(ht, s.rail);
+    c.flow = static_cast<std::uint32_t>(flows_.size());
+    flows_.push_back(fs);
+    messages.emplace_back();
+    flow_conn_.push_back(static_cast<std::uint32_t>(conns_.size()));
+    const core::NodeId src = topo_.nics[fs.src_nic];
+    auto it = delays.find(src);
+    if (it == delays.end()) it = delays.emplace(src, delays_from(topo_, src)).first;
+    const Time path = it->second[topo_.nics[fs.dst_nic]];
+    // The slot release is an RDMA write back to the sender: NIC to NIC plus both host hops.
+    c.credit_delay = path + 2 * params_.host_delay;
+    const auto pair = std::minmax(static_cast<std::uint32_t>(hf), static_cast<std::uint32_t>(ht));
+    auto [hp, fresh] = host_pairs_.try_emplace(pair, c.credit_delay);
+    if (!fresh) hp->second = std::min(hp->second, c.credit_delay);
+    return c;
+  }
+
+  void drain(Ctx& ctx, std::uint32_t host) {
+    HostState& hs = hosts_[host];
+    while (!hs.work.empty()) {
+      const auto [p, i] = hs.work.back();
+      hs.work.pop_back();
+      ready(ctx, p, i);
+    }
+  }
+
+  void ready(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
+    const Step& s = plan_.steps[p][i];
+    Conn& c = conns_[parts_[p].conn[i]];
+    if (s.dir == Dir::Recv) {
+      c.waiting = i;
+      try_receive(ctx, c);
+      return;
+    }
+    if (s.seq >= c.freed + plan_.credits) {
+      c.blocked = i;
+      return;
+    }
+    if (c.step_latency > 0) {
+      net_->host_send(ctx, static_cast<std::uint32_t>(parts_[p].host), c.step_latency,
+                      net::AppMsg{kLaunch, p, i});
+    } else {
+      launch(ctx, static_cast<std::uint32_t>(parts_[p].host), p, i);
+    }
+  }
+
+  void launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i) {
+    const Step& s = plan_.steps[p][i];
+    Conn& c = conns_[parts_[p].conn[i]];
+    const std::uint64_t wire = std::max<std::uint64_t>(1, s.wire_bytes);
+    if (c.net) {
+      net_->post(ctx, c.flow, wire);
+      complete(ctx, p, i);
+      return;
+    }
+    HostState& hs = hosts_[host];
+    hs.fluid.add(ctx.now(), parts_[p].local, parts_[s.peer].local,
+                 static_cast<double>(wire) * c.wire_scale, (std::uint64_t{p} << 32) | i);
+    arm_fluid(ctx, host);
+  }
+
+  void arm_fluid(Ctx& ctx, std::uint32_t host) {
+    HostState& hs = hosts_[host];
+    ++hs.fluid_gen;
+    if (hs.fluid.idle()) return;
+    net_->host_send(ctx, host, hs.fluid.next_finish() - ctx.now(),
+                    net::AppMsg{kFluidTimer, 0, hs.fluid_gen});
+  }
+
+  // A send inside a host is done when its data is in the peer's buffer.
+  void fluid_done(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i) {
+    (void)host;
+    Conn& c = conns_[parts_[p].conn[i]];
+    complete(ctx, p, i);
+    ++c.arrived;
+    try_receive(ctx, c);
+  }
+
+  void try_receive(Ctx& ctx, Conn& c) {
+    if (c.waiting < 0) return;
+    const auto i = static_cast<std::uint32_t>(c.waiting);
+    const std::uint32_t p = static_cast<std::uint32_t>(c.to);
+    if (c.arrived <= plan_.steps[p][i].seq) return;
+    c.waiting = -1;
+    complete(ctx, p, i);
+    // The FIFO slot is free again.
+    if (c.net) {
+      net_->host_send(ctx, static_cast<std::uint32_t>(parts_[c.from].host), c.credit_delay,
+                      net::AppMsg{kCredit, static_cast<std::uint32_t>(&c - conns_.data()), 0});
+    } else {
+      ++c.freed;
+      unblock(hosts_[parts_[c.from].host], c);
+    }
+  }
+
+  void unblock(HostState& hs, Conn& c) {
+    if (c.blocked < 0) return;
+    hs.work.push_back({static_cast<std::uint32_t>(c.from), static_cast<std::uint32_t>(c.blocked)});
+    c.blocked = -1;
+  }
+
+  void complete(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
+    Participant& part = parts_[p];
+    ++part.done;
+    part.last = ctx.now();
+    HostState& hs = hosts_[part.host];
+    for (std::uint32_t k = part.next_off[i]; k < part.next_off[i + 1]; ++k) {
+      const std::uint32_t j = part.next[k];
+      if (--part.pending[j] == 0) hs.work.push_back({p, j});
+    }
+  }
+
+  const net::Topology& topo_;
+  const Plan& plan_;
+  ExecParams params_;
+  net::Network* net_ = nullptr;
+  std::vector<HostState> hosts_;
+  std::vector<Participant> parts_;
+  std::vector<Conn> conns_;
+  std::vector<net::FlowSpec> flows_;
+  std::vector<std::uint32_t> flow_conn_;
+  std::vector<std::uint32_t> nic_index_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Time> host_pairs_;
+  std::uint64_t net_bytes_ = 0, nvlink_bytes_ = 0;
+};
+
+}  // namespace
+
+CollectiveResult run_collective(const net::Topology& topo, const net::NetworkConfig& cfg,
+                                const Plan& plan, const collectives::RankLayout& layout,
+                                const ExecParams& params, const net::RunOptions& run) {
+  if (!(params.nvlink_efficiency > 0 && params.nvlink_efficiency <= 1) ||
+      !(params.nvls_efficiency > 0 && params.nvls_efficiency <= 1)) {
+    throw std::invalid_argument("NVLink and NVLS efficiencies must be in (0, 1]");
+  }
+  for (const net::Host& h : topo.hosts) {
+    if (h.gpus > 0 && h.gpu_link_rate == 0) {
+      throw std::invalid_argument("host " + h.name + " has GPUs but no GPU link rate");
+    }
+  }
+  Executor exec(topo, plan, layout, params, cfg);
+  net::Network network(topo, cfg, exec.flows());
+  network.set_app(&exec, params.host_delay);
+  exec.add_channels(network);
+  exec.attach(&network);
+  net::NetworkResult nr = network.run(run);
+  CollectiveResult r = exec.result();
+  r.net = std::move(nr);
+  return r;
+}
+
+}  // namespace fabricsim::workload

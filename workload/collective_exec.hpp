@@ -1,0 +1,54 @@
+#pragma once
+// Runs a collective plan (collectives/plan.hpp) on the simulated cluster: every GPU rank steps
+// through its list as NCCL's kernels and proxies do. Steps inside a host move over the fluid
+// NVLink model (nvlink_fluid.hpp); steps between hosts are messages on one RDMA queue pair per
+// connection (sender, receiver, channel) through the NIC of the channel's rail, paced by the
+// network's congestion control. A step starts when its dependencies are done; a send also
+// needs a free slot in the receiver's FIFO (Plan::credits), and the slot's release travels
+// back to the sender as a message with the path's one-way latency.
+#include <cstdint>
+
+#include "collectives/call.hpp"
+#include "collectives/plan.hpp"
+#include "net/config.hpp"
+#include "net/network.hpp"
+#include "net/topology/topology.hpp"
+
+namespace fabricsim::workload {
+
+struct ExecParams {
+  // Usable share of the NVLink line rate: NCCL's maintainers put NVLink protocol overhead at
+  // ~20% (H100: ~370 of 450 GB/s per direction; NVIDIA/nccl-tests#212, nccl-facts.md §6).
+  double nvlink_efficiency = 0.8;
+  // NVLS transfers (NVSwitch reduction and multicast) reach this share of the NVLink
+  // capacity: NCCL's tuning model nvlsEfficiency, Hopper 0.85 (src/graph/tuning.cc 2.30.7;
+  // nccl-facts.md §4).
+  double nvls_efficiency = 0.85;
+  // GPU proxy <-> NIC, each way (work request doorbell; completion): half of NCCL's per-step
+  // network overhead of 1 us (getNetOverhead, Intel/other CPUs; nccl-facts.md §4).
+  core::Time host_delay = 500 * core::kNanosecond;
+  // Charge NCCL's tuning-model latencies: the base latency once at the start, the hardware
+  // latency of the hop at every ring/tree send, NVLS's once (its steps overlap).
+  bool latencies = true;
+};
+
+struct CollectiveResult {
+  core::Time time = 0;  // start to the completion of the last step
+  net::NetworkResult net;
+  std::uint64_t steps = 0;
+  std::uint64_t net_bytes = 0;     // wire bytes the plan sent between hosts
+  std::uint64_t nvlink_bytes = 0;  // wire bytes it moved inside hosts
+  std::uint32_t queue_pairs = 0;   // RDMA connections used
+};
+
+// Every GPU of the topology as a rank, host by host (rank = host x gpus + local).
+collectives::RankLayout rank_layout(const net::Topology& topo, const collectives::Hardware& hw);
+
+// Throws std::invalid_argument when the plan does not fit the topology, std::runtime_error if
+// the plan stalls (a step that can never run).
+CollectiveResult run_collective(const net::Topology& topo, const net::NetworkConfig& cfg,
+                                const collectives::Plan& plan,
+                                const collectives::RankLayout& layout, const ExecParams& params,
+                                const net::RunOptions& run);
+
+}  // namespace fabricsim::workload

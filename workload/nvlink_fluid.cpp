@@ -1,0 +1,84 @@
+#include "workload/nvlink_fluid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fabricsim::workload {
+
+NvlinkFluid::NvlinkFluid(int gpus, double bytes_per_ps) : gpus_(gpus), cap_(bytes_per_ps) {
+  if (gpus <= 0 || !(bytes_per_ps > 0)) {
+    throw std::invalid_argument("NvlinkFluid needs GPUs and a positive capacity");
+  }
+}
+
+void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint64_t tag) {
+  if (src == dst || src >= gpus_ || dst >= gpus_) {
+    throw std::logic_error("NvlinkFluid: bad transfer ends");
+  }
+  advance(now);
+  active_.push_back({src, dst, std::max(bytes, 0.0), 0.0, tag});
+  reshare();
+}
+
+void NvlinkFluid::finish(core::Time now, std::vector<std::uint64_t>& done) {
+  advance(now);
+  // Complete within half a picosecond of transfer: the finish time was rounded up to whole ps.
+  const auto it = std::stable_partition(active_.begin(), active_.end(), [](const Transfer& t) {
+    return t.left > t.rate * 0.5;
+  });
+  if (it == active_.end()) return;
+  for (auto j = it; j != active_.end(); ++j) done.push_back(j->tag);
+  active_.erase(it, active_.end());
+  reshare();
+}
+
+void NvlinkFluid::advance(core::Time now) {
+  const double dt = static_cast<double>(now - last_);
+  last_ = now;
+  if (dt <= 0) return;
+  for (Transfer& t : active_) t.left = std::max(0.0, t.left - t.rate * dt);
+}
+
+// Water-filling: repeatedly the most contended port (smallest capacity left per unfixed user)
+// fixes the rate of its users; a GPU's egress is resource 2g, its ingress 2g + 1. The switch
+// end of an NVLS transfer is not a constraint.
+void NvlinkFluid::reshare() {
+  const int resources = 2 * gpus_;
+  left_cap_.assign(static_cast<std::size_t>(resources), cap_);
+  users_.assign(static_cast<std::size_t>(resources), 0);
+  fixed_.assign(active_.size(), 0);
+  auto uses = [](const Transfer& t, int r) {
+    return (t.src >= 0 && r == 2 * t.src) || (t.dst >= 0 && r == 2 * t.dst + 1);
+  };
+  for (const Transfer& t : active_) {
+    if (t.src >= 0) ++users_[2 * t.src];
+    if (t.dst >= 0) ++users_[2 * t.dst + 1];
+  }
+  std::size_t unfixed = active_.size();
+  while (unfixed > 0) {
+    int best = -1;
+    double share = 0;
+    for (int r = 0; r < resources; ++r) {
+      if (users_[r] == 0) continue;
+      const double s = left_cap_[r] / users_[r];
+      if (best < 0 || s < share) best = r, share = s;
+    }
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+      Transfer& t = active_[i];
+      if (fixed_[i] || !uses(t, best)) continue;
+      fixed_[i] = 1;
+      --unfixed;
+      t.rate = share;
+      if (t.src >= 0) left_cap_[2 * t.src] -= share, --users_[2 * t.src];
+      if (t.dst >= 0) left_cap_[2 * t.dst + 1] -= share, --users_[2 * t.dst + 1];
+    }
+  }
+  next_finish_ = core::kTimeMax;
+  for (const Transfer& t : active_) {
+    const double ps = std::ceil(t.left / t.rate);
+    next_finish_ = std::min(next_finish_, last_ + static_cast<core::Time>(ps));
+  }
+}
+
+}  // namespace fabricsim::workload
