@@ -11,6 +11,12 @@ int cmd_run(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_topo(const std::vector<std::string>& args);
+int cmd_busbw(const std::vector<std::string>& args);
+int cmd_validate(const std::vector<std::string>& args);
+
+struct Scenario;
+// The busbw table of a scenario with a collectives: section (run and busbw both print it).
+int print_busbw(const Scenario& sc, const std::string& csv, bool quiet);
 
 void print_phold(const core::PholdParams& p, const core::PholdResult& r);
 

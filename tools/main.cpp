@@ -1,4 +1,4 @@
-// fabricsim: the command line. Subcommands: run, sweep, topo, bench.
+// fabricsim: the command line. Subcommands: run, sweep, topo, busbw, validate, bench.
 #include <spdlog/spdlog.h>
 
 #include <boost/program_options.hpp>
@@ -26,6 +26,8 @@ constexpr const char* kUsage =
     "  run SCENARIO.yaml [--set key=value ...] [--threads N]   run a scenario\n"
     "  sweep SCENARIO.yaml [-j N] [--out DIR] [--set k=v]      run its sweep: points\n"
     "  topo SCENARIO.yaml [--dot FILE]                        the cluster it builds\n"
+    "  busbw SCENARIO.yaml [-b 8] [-e 128M] [--op allreduce]  nccl-tests table, simulated\n"
+    "  validate [--csv FILE] [--dataset NAME] [--max-bytes N] simulated vs measured busbw\n"
     "  bench phold [--nodes N] [--threads T] [--end TIME] ...  kernel benchmark\n"
     "  bench fattree [--hosts N] [--cc dcqcn] [--threads T]    network benchmark\n"
     "\n"
@@ -76,6 +78,8 @@ int main(int argc, char** argv) {
     if (command == "bench") return tools::cmd_bench(rest);
     if (command == "sweep") return tools::cmd_sweep(rest);
     if (command == "topo") return tools::cmd_topo(rest);
+    if (command == "busbw") return tools::cmd_busbw(rest);
+    if (command == "validate") return tools::cmd_validate(rest);
     std::cerr << "fabricsim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const tools::ScenarioError& e) {

@@ -113,12 +113,12 @@ std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r) {
   return out;
 }
 
-void write_atomically(const std::string& dir, const std::string& name, const std::string& text) {
+void write_file_atomically(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
+  const fs::path final_path(path);
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  const fs::path final_path = fs::path(dir) / name;
-  const fs::path tmp = fs::path(dir) / (name + ".tmp");
+  if (final_path.has_parent_path()) fs::create_directories(final_path.parent_path(), ec);
+  const fs::path tmp = final_path.string() + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary);
     out << text;
@@ -126,6 +126,10 @@ void write_atomically(const std::string& dir, const std::string& name, const std
   }
   fs::rename(tmp, final_path, ec);
   if (ec) throw std::runtime_error("cannot write " + final_path.string() + ": " + ec.message());
+}
+
+void write_atomically(const std::string& dir, const std::string& name, const std::string& text) {
+  write_file_atomically((std::filesystem::path(dir) / name).string(), text);
 }
 
 }  // namespace fabricsim::tools

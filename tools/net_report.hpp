@@ -18,5 +18,7 @@ std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r);
 // Writes `text` to dir/name through a temporary file and a rename, so a reader never sees a
 // truncated file. Creates `dir`. Throws std::runtime_error naming the path on failure.
 void write_atomically(const std::string& dir, const std::string& name, const std::string& text);
+// The same for one file path (its folder is created).
+void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace fabricsim::tools

@@ -140,17 +140,21 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   const Section top(root, ctx, "");
   // `sweep` belongs to `fabricsim sweep` (tools/sweep.hpp), which reads it on its own; a single
   // run uses the base values.
-  top.only({"simulation", "cluster", "network", "workload", "sweep"});
+  top.only({"simulation", "cluster", "network", "workload", "collectives", "sweep"});
   sc.has_sweep = top.has("sweep");
   const Section wl = top.sub("workload");
   wl.only({"phold", "flows"});
-  if (wl.has("phold") == wl.has("flows")) {
+  const bool coll = top.has("collectives");
+  const int kinds = int(wl.has("phold")) + int(wl.has("flows")) + int(coll);
+  if (kinds != 1) {
     top.fail(wl.present() ? wl.node() : root,
-             wl.has("phold") ? "has both workload.phold and workload.flows: pick one"
-                             : "needs a workload: 'workload.phold' (kernel benchmark) or "
-                               "'workload.flows' (a network run)");
+             kinds > 1 ? "has more than one of workload.phold, workload.flows and collectives: "
+                         "pick one"
+                       : "needs a workload: 'workload.phold' (kernel benchmark), "
+                         "'workload.flows' (a network run) or 'collectives' (a bus bandwidth "
+                         "sweep)");
   }
-  const bool flows = wl.has("flows");
+  const bool flows = wl.has("flows") || coll;
   // A network run ends when its last flow does, unless the scenario cuts it short.
   sc.simulation =
       read_simulation(top.sub("simulation"), flows ? core::kTimeMax : core::kMillisecond);
@@ -162,11 +166,17 @@ Scenario parse(const std::string& text, ParseContext& ctx,
     sc.phold = read_phold(wl.sub("phold"), sc.simulation, top.sub("simulation"));
     return sc;
   }
-  if (!top.has("cluster")) top.fail_key("cluster", "is required for a flows workload");
+  if (!top.has("cluster")) {
+    top.fail_key("cluster", coll ? "is required for collectives" : "is required for a flows workload");
+  }
   NetScenario net;
   net.topology = read_cluster(top.sub("cluster"));
   net.network = read_network(top.sub("network"));
-  net.flows = read_flows(wl.sub("flows"), net.topology, sc.simulation.seed);
+  if (coll) {
+    net.collectives = read_collectives(top.sub("collectives"), net.topology);
+  } else {
+    net.flows = read_flows(wl.sub("flows"), net.topology, sc.simulation.seed);
+  }
   net.run.seed = sc.simulation.seed;
   net.run.threads = sc.simulation.threads;
   net.run.end = sc.simulation.end;
@@ -224,17 +234,26 @@ std::string describe(const Scenario& sc) {
       std::accumulate(n.flows.begin(), n.flows.end(), std::uint64_t{0},
                       [](std::uint64_t a, const net::FlowSpec& f) { return a + f.bytes; });
   const net::NetworkConfig& c = n.network;
+  std::string work = fmt::format("flows: {} {} flows, {} in total\n", n.flows.size(),
+                                 value("workload.flows.pattern"), format_bytes(bytes));
+  if (n.collectives) {
+    std::uint32_t gpus = 0;
+    for (const net::Host& h : n.topology.hosts) gpus += h.gpus;
+    work = fmt::format("collectives: {} on {} GPUs ({}), {} to {}, algo {}, proto {}\n",
+                       value("collectives.op"), gpus, value("cluster.host.gpu"),
+                       format_bytes(n.collectives->min_bytes), format_bytes(n.collectives->max_bytes),
+                       value("collectives.algo"), value("collectives.proto"));
+  }
   return fmt::format(
       "cluster: {}, {} hosts, {} NICs, {} switch{}, {} links\n"
       "network: cc {}, routing {}, mtu {}, {}, ECN {}\n"
-      "flows: {} {} flows, {} in total\n"
+      "{}"
       "run: seed {}, {} threads, up to {} LPs, end {}\n",
       n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), switches,
       switches == 1 ? "" : "es", n.topology.links.size(), net::cc::name(c.cc.kind),
       value("network.routing"), format_bytes(c.nic.mtu), c.sw.pfc ? "lossless (PFC)" : "lossy",
-      c.sw.ecn ? "on" : "off", n.flows.size(), value("workload.flows.pattern"), format_bytes(bytes),
-      n.run.seed, n.run.threads, n.run.lps,
-      n.run.end == core::kTimeMax ? "when all flows finish" : core::format_time(n.run.end));
+      c.sw.ecn ? "on" : "off", work, n.run.seed, n.run.threads, n.run.lps,
+      n.run.end == core::kTimeMax ? "when the traffic ends" : core::format_time(n.run.end));
 }
 
 }  // namespace fabricsim::tools

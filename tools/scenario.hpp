@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "collectives/call.hpp"
 #include "core/phold.hpp"
 #include "net/config.hpp"
 #include "net/network.hpp"
 #include "net/topology/topology.hpp"
+#include "workload/collective_exec.hpp"
 
 namespace fabricsim::tools {
 
@@ -34,11 +36,30 @@ struct ResolvedKey {
   bool given = false;
 };
 
-// A packet-level network run: cluster + network + workload.flows.
+// The `collectives` section: an nccl-tests style sweep of one collective over message sizes on
+// every GPU of the cluster.
+struct CollectiveSection {
+  collectives::Op op = collectives::Op::AllReduce;
+  collectives::Algo algo = collectives::Algo::Auto;
+  collectives::Proto proto = collectives::Proto::Auto;
+  int channels = 0;  // 0: the tuning model decides
+  int root = 0;      // broadcast / reduce root, send/recv sender
+  int peer = 1;      // send/recv receiver
+  std::uint64_t min_bytes = 8;
+  std::uint64_t max_bytes = 128ULL << 20;
+  std::uint64_t step_factor = 2;
+  std::string dtype = "float";
+  std::uint32_t type_size = 4;
+  collectives::Hardware hw;  // what NCCL's tuning model knows about the cluster
+  workload::ExecParams exec;
+};
+
+// A packet-level network run: cluster + network + workload.flows or collectives.
 struct NetScenario {
   net::Topology topology;
   net::NetworkConfig network;
   std::vector<net::FlowSpec> flows;
+  std::optional<CollectiveSection> collectives;
   net::RunOptions run;
   // Every simulation, cluster, network and workload key with its value, defaults included,
   // in file order: what results.json echoes.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/gpu.hpp"
 #include "net/topology/build.hpp"
 #include "net/topology/validate.hpp"
 #include "tools/scenario_parts.hpp"
@@ -53,14 +54,25 @@ net::LinkParams read_link(const Section& parent, const char* key) {
 }
 
 net::HostParams read_host(const Section& s) {
-  s.only({"gpus", "nics", "gpu_link", "gpu_latency", "intra", "gpu_to_nic"});
+  s.only({"gpus", "gpu", "nics", "gpu_link", "gpu_latency", "intra", "gpu_to_nic"});
   const net::HostParams def;
   net::HostParams h;
   h.gpus = static_cast<std::uint32_t>(s.uint("gpus", def.gpus, 0, 1024));
   h.nics = static_cast<std::uint32_t>(s.uint("nics", def.nics, 1, 256));
+  std::optional<compute::GpuSpec> gpu;
+  if (s.has("gpu")) {
+    h.gpu = s.text("gpu");
+    gpu = compute::find_gpu(h.gpu);
+    if (!gpu) {
+      s.fail_key("gpu", fmt::format("'{}' is not a GPU this version knows: one of {}", h.gpu,
+                                    compute::gpu_names()));
+    }
+  }
   // Only GPUs need the intra-host fabric: with gpus: 0 (a network-only study) it may be left out.
   const bool need = h.gpus > 0;
   for (const char* key : {"gpu_link", "gpu_latency"}) {
+    // A known GPU brings its NVLink bandwidth.
+    if (gpu && key == std::string("gpu_link")) continue;
     if (need && !s.has(key)) {
       s.fail_key(key, fmt::format("is required for hosts with GPUs (gpus: {}): add e.g. "
                                   "'{}', or set gpus: 0 for a network-only run",
@@ -69,7 +81,9 @@ net::HostParams read_host(const Section& s) {
                                                                  : "gpu_latency: 25ns"));
     }
   }
-  h.gpu_link_rate = need || s.has("gpu_link") ? s.rate("gpu_link", std::nullopt) : 0;
+  const std::optional<net::Bps> gpu_default =
+      gpu ? std::optional<net::Bps>(static_cast<net::Bps>(gpu->nvlink_gbps * 8e9)) : std::nullopt;
+  h.gpu_link_rate = need || s.has("gpu_link") ? s.rate("gpu_link", gpu_default) : 0;
   h.gpu_link_latency =
       need || s.has("gpu_latency") ? s.time("gpu_latency", std::nullopt, 0) : def.gpu_link_latency;
   h.intra = s.choice("intra", "nvswitch", {"nvswitch", "pcie"}) == "pcie"

@@ -20,4 +20,7 @@ net::NetworkConfig read_network(const Section& network);
 std::vector<net::FlowSpec> read_flows(const Section& flows, const net::Topology& topo,
                                       std::uint64_t seed);
 
+// `collectives` on `topo` (every GPU a rank).
+CollectiveSection read_collectives(const Section& coll, const net::Topology& topo);
+
 }  // namespace fabricsim::tools

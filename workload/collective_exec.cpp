@@ -326,7 +326,8 @@ class Executor final : public net::HostApp {
     const Time path = it->second[topo_.nics[fs.dst_nic]];
     // The slot release is an RDMA write back to the sender: NIC to NIC plus both host hops.
     c.credit_delay = path + 2 * params_.host_delay;
-    const auto pair = std::minmax(static_cast<std::uint32_t>(hf), static_cast<std::uint32_t>(ht));
+    const std::pair<std::uint32_t, std::uint32_t> pair{static_cast<std::uint32_t>(std::min(hf, ht)),
+                                                       static_cast<std::uint32_t>(std::max(hf, ht))};
     auto [hp, fresh] = host_pairs_.try_emplace(pair, c.credit_delay);
     if (!fresh) hp->second = std::min(hp->second, c.credit_delay);
     return c;

@@ -31,6 +31,7 @@ std::uint32_t Builder::add_host(std::string name, const HostParams& p) {
   h.name = std::move(name);
   h.gpus = p.gpus;
   h.intra = p.intra;
+  h.gpu = p.gpu;
   h.gpu_link_rate = p.gpu_link_rate;
   h.gpu_link_latency = p.gpu_link_latency;
   if (p.gpu_to_nic.empty()) {

@@ -316,7 +316,7 @@ TEST_CASE("describe summarises a network scenario and a PHOLD one", "[scenario]"
   REQUIRE_THAT(d, Catch::Contains("cluster: single, 4 hosts, 4 NICs, 1 switch, 4 links"));
   REQUIRE_THAT(d, Catch::Contains("cc dcqcn, routing ecmp"));
   REQUIRE_THAT(d, Catch::Contains("12 all_to_all flows, 12MB in total"));
-  REQUIRE_THAT(d, Catch::Contains("when all flows finish"));
+  REQUIRE_THAT(d, Catch::Contains("when the traffic ends"));
   const auto ph = parse_scenario("workload: {phold: {nodes: 64}}\n", "p.yaml");
   REQUIRE_THAT(tools::describe(ph), Catch::Contains("phold: 64 nodes"));
 }

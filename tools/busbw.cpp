@@ -1,0 +1,124 @@
+#include "tools/busbw.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "collectives/busbw.hpp"
+#include "collectives/plan.hpp"
+#include "workload/collective_exec.hpp"
+
+namespace fabricsim::tools {
+
+using collectives::Op;
+
+namespace {
+
+bool split_over_ranks(Op op) {
+  return op == Op::AllGather || op == Op::ReduceScatter || op == Op::AllToAll;
+}
+
+bool has_redop(Op op) {
+  return op == Op::AllReduce || op == Op::ReduceScatter || op == Op::Reduce;
+}
+
+bool has_root(Op op) {
+  return op == Op::Broadcast || op == Op::Reduce;
+}
+
+// nccl-tests prints times with two decimals while they fit its 7-character column.
+std::string format_us(double us) {
+  if (us < 10000) return fmt::format("{:7.2f}", us);
+  if (us < 100000) return fmt::format("{:7.1f}", us);
+  return fmt::format("{:7.0f}", us);
+}
+
+}  // namespace
+
+int gpu_count(const net::Topology& topo) {
+  int n = 0;
+  for (const net::Host& h : topo.hosts) n += static_cast<int>(h.gpus);
+  return n;
+}
+
+std::vector<std::uint64_t> busbw_sizes(const CollectiveSection& c, int ranks) {
+  const std::uint64_t unit =
+      std::uint64_t{c.type_size} * (split_over_ranks(c.op) ? std::uint64_t(ranks) : 1);
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t size = c.min_bytes; size <= c.max_bytes; size *= c.step_factor) {
+    const std::uint64_t aligned = size / unit * unit;
+    if (aligned > 0 && (out.empty() || out.back() != aligned)) out.push_back(aligned);
+    if (size > c.max_bytes / c.step_factor) break;  // the next step would overflow or pass max
+  }
+  return out;
+}
+
+BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOptions& run) {
+  const CollectiveSection& c = *ns.collectives;
+  const collectives::RankLayout layout = workload::rank_layout(ns.topology, c.hw);
+  collectives::Call call;
+  call.op = c.op;
+  call.bytes = bytes;
+  call.root = c.root;
+  call.peer = c.peer;
+  call.algo = c.algo;
+  call.proto = c.proto;
+  call.channels = c.channels;
+  const collectives::Plan plan = collectives::make_plan(call, layout);
+  const workload::CollectiveResult r =
+      workload::run_collective(ns.topology, ns.network, plan, layout, c.exec, run);
+  BusbwRow row;
+  row.bytes = bytes;
+  row.count = bytes / c.type_size;
+  row.time_us = static_cast<double>(r.time) / static_cast<double>(core::kMicrosecond);
+  const double seconds = static_cast<double>(r.time) * 1e-12;
+  const int n = static_cast<int>(layout.ranks.size());
+  row.algbw_gbps = collectives::algbw_gbps(bytes, seconds);
+  row.busbw_gbps = collectives::busbw_gbps(c.op, n, bytes, seconds);
+  row.algo = plan.algo;
+  row.proto = plan.proto;
+  row.channels = plan.channels;
+  row.events = r.net.kernel.events;
+  row.queue_pairs = r.queue_pairs;
+  return row;
+}
+
+std::string busbw_header(const NetScenario& ns) {
+  const CollectiveSection& c = *ns.collectives;
+  std::string out = fmt::format("# {} on {} GPUs, {} hosts\n", collectives::name(c.op),
+                                gpu_count(ns.topology), ns.topology.hosts.size());
+  out +=
+      "#                                                              out-of-place\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+      "   algo  proto  ch\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
+  return out;
+}
+
+std::string busbw_line(const CollectiveSection& c, const BusbwRow& row) {
+  return fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {:6.2f}  {:6.2f}  {:>5}  {:>6}  {:>5}  {:>2}\n",
+                     row.bytes, row.count, c.dtype, has_redop(c.op) ? "sum" : "none",
+                     has_root(c.op) ? c.root : -1, format_us(row.time_us), row.algbw_gbps,
+                     row.busbw_gbps, "N/A", collectives::name(row.algo),
+                     collectives::name(row.proto), row.channels);
+}
+
+std::string busbw_footer(const std::vector<BusbwRow>& rows) {
+  double sum = 0;
+  for (const BusbwRow& r : rows) sum += r.busbw_gbps;
+  const double avg = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
+  return fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4f} \n#\n", avg);
+}
+
+std::string busbw_csv_header() {
+  return "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algo,proto,channels\n";
+}
+
+std::string busbw_csv_line(const CollectiveSection& c, const BusbwRow& row) {
+  return fmt::format("{},{},{},{},{},{:.3f},{:.4f},{:.4f},{},{},{}\n", row.bytes, row.count,
+                     c.dtype, has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1,
+                     row.time_us, row.algbw_gbps, row.busbw_gbps, collectives::name(row.algo),
+                     collectives::name(row.proto), row.channels);
+}
+
+}  // namespace fabricsim::tools

@@ -1,0 +1,44 @@
+#pragma once
+// nccl-tests on the simulated cluster: one collective per message size, each on an idle
+// network, reported with nccl-tests' columns and bandwidth definitions.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/call.hpp"
+#include "tools/scenario.hpp"
+
+namespace fabricsim::tools {
+
+struct BusbwRow {
+  std::uint64_t bytes = 0;  // nccl-tests' size: the whole array
+  std::uint64_t count = 0;  // elements of the dtype
+  double time_us = 0;
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  collectives::Algo algo = collectives::Algo::Ring;
+  collectives::Proto proto = collectives::Proto::Simple;
+  int channels = 0;
+  std::uint64_t events = 0;
+  std::uint32_t queue_pairs = 0;
+};
+
+// The sizes nccl-tests visits for -b min -e max -f factor, each rounded down to whole
+// elements (and, for ops that split the array over ranks, to whole elements per rank); sizes
+// that round to nothing are left out.
+std::vector<std::uint64_t> busbw_sizes(const CollectiveSection& c, int ranks);
+
+int gpu_count(const net::Topology& topo);
+
+// Simulates one size. Throws collectives::PlanError for a request NCCL would refuse.
+BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOptions& run);
+
+std::string busbw_header(const NetScenario& ns);
+std::string busbw_line(const CollectiveSection& c, const BusbwRow& row);
+// "# Avg bus bandwidth    : 12.3456" as nccl-tests ends its output.
+std::string busbw_footer(const std::vector<BusbwRow>& rows);
+
+std::string busbw_csv_header();
+std::string busbw_csv_line(const CollectiveSection& c, const BusbwRow& row);
+
+}  // namespace fabricsim::tools

@@ -1,0 +1,97 @@
+// `fabricsim busbw`: nccl-tests' table for the scenario's cluster; flags named as nccl-tests'
+// become --set overrides of the `collectives` section, so they are checked the same way.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "collectives/call.hpp"
+#include "tools/busbw.hpp"
+#include "tools/cli_args.hpp"
+#include "tools/commands.hpp"
+#include "tools/net_report.hpp"
+#include "tools/progress.hpp"
+
+namespace po = boost::program_options;
+
+namespace fabricsim::tools {
+
+int print_busbw(const Scenario& sc, const std::string& csv, bool quiet) {
+  const NetScenario& ns = *sc.net;
+  const CollectiveSection& c = *ns.collectives;
+  std::printf("%s", describe(sc).c_str());
+  const int ranks = gpu_count(ns.topology);
+  const std::vector<std::uint64_t> sizes = busbw_sizes(c, ranks);
+  if (sizes.empty()) {
+    std::fprintf(stderr, "error: no size between min_bytes and max_bytes holds one %s per rank\n",
+                 c.dtype.c_str());
+    return 2;
+  }
+  std::printf("%s", busbw_header(ns).c_str());
+  std::fflush(stdout);
+  net::RunOptions run = ns.run;
+  if (progress_wanted(quiet)) run.progress = show_progress;
+  std::vector<BusbwRow> rows;
+  std::string table = busbw_csv_header();
+  for (std::uint64_t bytes : sizes) {
+    rows.push_back(run_busbw(ns, bytes, run));
+    clear_progress();
+    std::printf("%s", busbw_line(c, rows.back()).c_str());
+    std::fflush(stdout);
+    table += busbw_csv_line(c, rows.back());
+  }
+  std::printf("%s", busbw_footer(rows).c_str());
+  if (!csv.empty()) {
+    write_file_atomically(csv, table);
+    std::printf("wrote %s\n", csv.c_str());
+  }
+  return 0;
+}
+
+int cmd_busbw(const std::vector<std::string>& args) {
+  po::options_description opts("fabricsim busbw SCENARIO.yaml [options]");
+  std::string scenario, csv, op, algo, proto, dtype, min_bytes, max_bytes;
+  std::vector<std::string> sets;
+  unsigned threads = 0, factor = 0, channels = 0;
+  bool quiet = false;
+  opts.add_options()("help,h", "show this help")(
+      "op", po::value(&op),
+      "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv")(
+      "minbytes,b", po::value(&min_bytes), "smallest size, e.g. 8 or 1MiB (nccl-tests -b)")(
+      "maxbytes,e", po::value(&max_bytes), "largest size (nccl-tests -e)")(
+      "stepfactor,f", po::value(&factor), "multiply the size by this (nccl-tests -f)")(
+      "datatype,d", po::value(&dtype), "float, half, bfloat16, double, int8, ... (nccl-tests -d)")(
+      "algo", po::value(&algo), "auto|ring|tree|nvls|p2p (NCCL_ALGO)")(
+      "proto", po::value(&proto), "auto|ll|ll128|simple (NCCL_PROTO)")(
+      "channels", po::value(&channels), "channels per collective (0: tuning model)")(
+      "set", po::value(&sets)->composing(), "override a scenario key: --set network.cc=hpcc")(
+      "threads", po::value(&threads), "worker threads (overrides simulation.threads)")(
+      "csv", po::value(&csv), "also write the table as CSV to this file")(
+      "quiet,q", po::bool_switch(&quiet), "no progress line");
+  if (const auto done = parse_scenario_args(args, opts, scenario,
+                                            "fabricsim busbw scenarios/quickstart.yaml -b 1MiB "
+                                            "-e 64MiB --op allgather"))
+    return *done;
+  const auto with_unit = [](const std::string& v) {
+    // nccl-tests takes plain numbers as bytes.
+    return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos ? v + "B" : v;
+  };
+  if (!op.empty()) sets.push_back("collectives.op=" + op);
+  if (!min_bytes.empty()) sets.push_back("collectives.min_bytes=" + with_unit(min_bytes));
+  if (!max_bytes.empty()) sets.push_back("collectives.max_bytes=" + with_unit(max_bytes));
+  if (factor) sets.push_back("collectives.step_factor=" + std::to_string(factor));
+  if (!dtype.empty()) sets.push_back("collectives.dtype=" + dtype);
+  if (!algo.empty()) sets.push_back("collectives.algo=" + algo);
+  if (!proto.empty()) sets.push_back("collectives.proto=" + proto);
+  if (channels) sets.push_back("collectives.channels=" + std::to_string(channels));
+  if (threads) sets.push_back("simulation.threads=" + std::to_string(threads));
+  const Scenario sc = load_scenario(scenario, sets);
+  if (!sc.net || !sc.net->collectives) {
+    std::fprintf(stderr, "error: %s has no collectives: section; add e.g. 'collectives: {op: "
+                 "allreduce}' (and cluster.host.gpu)\n", scenario.c_str());
+    return 2;
+  }
+  return print_busbw(sc, csv, quiet);
+}
+
+}  // namespace fabricsim::tools

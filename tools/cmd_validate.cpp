@@ -1,0 +1,69 @@
+// `fabricsim validate`: simulated vs measured bus bandwidth for every dataset of the
+// validation manifest, as a table and a CSV (tools/plot validate draws it).
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tools/commands.hpp"
+#include "tools/net_report.hpp"
+#include "tools/units.hpp"
+#include "tools/validate.hpp"
+
+namespace po = boost::program_options;
+
+namespace fabricsim::tools {
+
+int cmd_validate(const std::vector<std::string>& args) {
+  po::options_description opts("fabricsim validate [options]");
+  std::string manifest = "scenarios/validation/manifest.yaml", csv, max_bytes;
+  std::vector<std::string> only;
+  opts.add_options()("help,h", "show this help")(
+      "manifest", po::value(&manifest), "datasets and their scenarios (default: " 
+      "scenarios/validation/manifest.yaml)")(
+      "dataset", po::value(&only)->composing(), "only this dataset (repeatable)")(
+      "max-bytes", po::value(&max_bytes), "skip measured sizes above this, e.g. 1GiB")(
+      "csv", po::value(&csv), "write every row to this CSV");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::printf("%s\n", (std::ostringstream() << opts).str().c_str());
+    return 0;
+  }
+  const std::uint64_t cap = max_bytes.empty() ? 0 : parse_bytes(max_bytes);
+  std::string table = validation_csv_header();
+  int failed = 0;
+  std::printf("%-58s %5s %5s %9s %9s\n", "dataset", "ranks", "sizes", "med>=1M", "max>=64K");
+  for (const ValidationEntry& e : load_manifest(manifest)) {
+    if (!only.empty() && std::find(only.begin(), only.end(), e.dataset) == only.end()) continue;
+    ValidationResult r;
+    try {
+      r = validate(e, cap);
+    } catch (const std::exception& ex) {
+      // One broken dataset should not hide the others' results.
+      std::fprintf(stderr, "error: %s: %s\n", e.dataset.c_str(), ex.what());
+      ++failed;
+      continue;
+    }
+    table += validation_csv(r);
+    const auto pct = [](double v) {
+      return v < 0 ? std::string("-") : fmt::format("{:.1f}%", 100 * v);
+    };
+    std::printf("%-58s %5d %5zu %9s %9s\n", e.dataset.c_str(), r.ranks, r.rows.size(),
+                pct(r.median_error_1m).c_str(), pct(r.max_error_64k).c_str());
+    std::fflush(stdout);
+  }
+  if (!csv.empty()) {
+    write_file_atomically(csv, table);
+    std::printf("wrote %s\n", csv.c_str());
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace fabricsim::tools

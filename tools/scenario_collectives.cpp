@@ -1,0 +1,144 @@
+// The `collectives` section: which collective, which sizes, and what NCCL's tuning model and
+// the executor know about the cluster's GPUs.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "collectives/protocol.hpp"
+#include "compute/gpu.hpp"
+#include "tools/scenario_parts.hpp"
+
+namespace fabricsim::tools {
+namespace {
+
+struct Dtype {
+  std::string_view name;
+  std::uint32_t size;
+};
+// nccl-tests' type names (src/common.cu test_typenames) and their sizes.
+constexpr Dtype kDtypes[] = {{"int8", 1},   {"uint8", 1},  {"int32", 4},    {"uint32", 4},
+                             {"int64", 8},  {"uint64", 8}, {"half", 2},     {"float", 4},
+                             {"double", 8}, {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+
+collectives::Op parse_op(const std::string& s) {
+  using collectives::Op;
+  if (s == "allreduce") return Op::AllReduce;
+  if (s == "allgather") return Op::AllGather;
+  if (s == "reducescatter") return Op::ReduceScatter;
+  if (s == "broadcast") return Op::Broadcast;
+  if (s == "reduce") return Op::Reduce;
+  if (s == "alltoall") return Op::AllToAll;
+  return Op::SendRecv;
+}
+
+collectives::Arch arch_of(compute::GpuArch a) {
+  switch (a) {
+    case compute::GpuArch::Volta:
+      return collectives::Arch::Volta;
+    case compute::GpuArch::Ampere:
+      return collectives::Arch::Ampere;
+    case compute::GpuArch::Hopper:
+      return collectives::Arch::Hopper;
+    case compute::GpuArch::Blackwell:
+      return collectives::Arch::Blackwell;
+  }
+  return collectives::Arch::Hopper;
+}
+
+}  // namespace
+
+CollectiveSection read_collectives(const Section& c, const net::Topology& topo) {
+  c.only({"op", "algo", "proto", "channels", "max_channels", "root", "peer", "min_bytes",
+          "max_bytes", "step_factor", "dtype", "nvls", "nvlink_efficiency", "nvls_efficiency",
+          "latencies", "host_delay"});
+  CollectiveSection s;
+  const net::Host& host = topo.hosts.front();
+  std::uint32_t gpus = 0;
+  for (const net::Host& h : topo.hosts) {
+    if (h.gpus == 0) {
+      c.fail(c.node(), fmt::format("needs GPUs, but host {} has none (cluster.host.gpus)", h.name));
+    }
+    gpus += h.gpus;
+  }
+  if (host.gpu.empty()) {
+    c.fail(c.node(), fmt::format("needs the GPU model: add cluster.host.gpu (one of {})",
+                                 compute::gpu_names()));
+  }
+  const compute::GpuSpec gpu = *compute::find_gpu(host.gpu);
+
+  using collectives::Algo;
+  using collectives::Proto;
+  s.op = parse_op(c.choice("op", "allreduce",
+                           {"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+                            "alltoall", "sendrecv"}));
+  const std::string algo = c.choice("algo", "auto", {"auto", "ring", "tree", "nvls", "p2p"});
+  s.algo = algo == "ring"   ? Algo::Ring
+           : algo == "tree" ? Algo::Tree
+           : algo == "nvls" ? Algo::Nvls
+           : algo == "p2p"  ? Algo::P2P
+                            : Algo::Auto;
+  const std::string proto = c.choice("proto", "auto", {"auto", "ll", "ll128", "simple"});
+  s.proto = proto == "ll"       ? Proto::LL
+            : proto == "ll128"  ? Proto::LL128
+            : proto == "simple" ? Proto::Simple
+                                : Proto::Auto;
+  s.channels = static_cast<int>(c.uint("channels", 0, 0, collectives::kMaxChannels));
+  s.root = static_cast<int>(c.uint("root", 0, 0, gpus - 1));
+  s.peer = static_cast<int>(c.uint("peer", gpus > 1 ? 1 : 0, 0, gpus - 1));
+  if (s.op == collectives::Op::SendRecv && s.peer == s.root) {
+    c.fail_key("peer", fmt::format("is the sender (root {}): send/recv needs two ranks", s.root));
+  }
+  s.min_bytes = c.bytes("min_bytes", s.min_bytes, 1, 1ULL << 40);
+  s.max_bytes = c.bytes("max_bytes", s.max_bytes, 1, 1ULL << 40);
+  if (s.max_bytes < s.min_bytes) {
+    c.fail_key("max_bytes", fmt::format("({} B) is below min_bytes ({} B)", s.max_bytes,
+                                        s.min_bytes));
+  }
+  s.step_factor = c.uint("step_factor", s.step_factor, 2, 1024);
+  s.dtype = c.choice("dtype", "float",
+                     {"float", "int8", "uint8", "int32", "uint32", "int64", "uint64", "half",
+                      "double", "bfloat16", "f8e4m3", "f8e5m2"});
+  for (const Dtype& d : kDtypes) {
+    if (d.name == s.dtype) s.type_size = d.size;
+  }
+
+  collectives::Hardware& hw = s.hw;
+  hw.arch = arch_of(gpu.arch);
+  hw.intra = host.intra == net::IntraHost::kPcie ? collectives::IntraLink::PCI
+                                                 : collectives::IntraLink::NVLink;
+  // Channels NCCL's graph search finds. A100: 24 ring channels in NCCL logs (nccl-tests issue
+  // #100, "Channel 23/24"); Hopper and later: 16, NCCL's NVLS channel count on SM90 (ring
+  // counts of 16-32 are reported; UNVERIFIED which one a given machine gets).
+  const int def_channels = gpu.arch == compute::GpuArch::Ampere ? 24 : 16;
+  hw.max_channels =
+      static_cast<int>(c.uint("max_channels", def_channels, 1, collectives::kMaxChannels));
+  if (s.channels > hw.max_channels) {
+    c.fail_key("channels", fmt::format("({}) exceeds max_channels ({})", s.channels,
+                                       hw.max_channels));
+  }
+  s.exec.nvlink_efficiency =
+      c.real("nvlink_efficiency", compute::nvlink_efficiency(gpu.arch), 0, 1, true);
+  // NCCL's nvlsEfficiency: Hopper 0.85, Blackwell 0.74 (src/graph/tuning.cc; nccl-facts.md §4).
+  s.exec.nvls_efficiency = c.real(
+      "nvls_efficiency", gpu.arch == compute::GpuArch::Blackwell ? 0.74 : 0.85, 0, 1, true);
+  s.exec.latencies = c.boolean("latencies", true);
+  s.exec.host_delay = c.time("host_delay", s.exec.host_delay, 1);
+  // Per-channel bandwidths as NCCL's graph reports them: the usable total over the channels.
+  const double nvlink_gbps =
+      static_cast<double>(host.gpu_link_rate) / 8e9 * s.exec.nvlink_efficiency;
+  hw.bw_intra_gbps = nvlink_gbps / hw.max_channels;
+  const double nic_gbps = static_cast<double>(topo.link_at(host.nics.front(), 0).rate) / 8e9;
+  hw.bw_inter_gbps = nic_gbps * static_cast<double>(host.nics.size()) / hw.max_channels;
+  const std::string nvls = c.choice("nvls", "auto", {"auto", "on", "off"});
+  const bool can_nvls = gpu.nvls && host.intra == net::IntraHost::kNvSwitch;
+  if (nvls == "on" && !can_nvls) {
+    c.fail_key("nvls", fmt::format("needs a GPU on an NVSwitch with NVLink SHARP; {} {} has none",
+                                   gpu.name,
+                                   host.intra == net::IntraHost::kPcie ? "over PCIe" : "here"));
+  }
+  hw.nvls = nvls == "on" || (nvls == "auto" && can_nvls);
+  return s;
+}
+
+}  // namespace fabricsim::tools

@@ -1,0 +1,143 @@
+#include "tools/validate.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fabricsim::tools {
+
+namespace fs = std::filesystem;
+
+std::vector<ValidationEntry> load_manifest(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(fmt::format("{}: {}", path, e.what()));
+  }
+  const fs::path dir = fs::path(path).parent_path();
+  const YAML::Node list = root["datasets"];
+  if (!list || !list.IsSequence()) {
+    throw ScenarioError(path + ": needs a 'datasets:' list");
+  }
+  const std::string data_dir = root["data_dir"] ? root["data_dir"].as<std::string>() : ".";
+  std::vector<ValidationEntry> out;
+  for (const YAML::Node& item : list) {
+    const auto where = fmt::format("{}:{}", path, item.Mark().line + 1);
+    if (!item.IsMap() || !item["dataset"] || !item["scenario"]) {
+      throw ScenarioError(where + ": each dataset needs 'dataset' and 'scenario'");
+    }
+    for (const auto& kv : item) {
+      const std::string key = kv.first.as<std::string>();
+      if (key != "dataset" && key != "scenario" && key != "set") {
+        throw ScenarioError(fmt::format("{}: unknown key '{}' (dataset, scenario, set)", where, key));
+      }
+    }
+    ValidationEntry e;
+    e.dataset = item["dataset"].as<std::string>();
+    e.data = (dir / data_dir / (e.dataset + ".csv")).lexically_normal().string();
+    e.scenario = (dir / item["scenario"].as<std::string>()).lexically_normal().string();
+    if (item["set"]) {
+      for (const YAML::Node& s : item["set"]) e.sets.push_back(s.as<std::string>());
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<Measured> load_measured(const std::string& csv_path) {
+  std::ifstream in(csv_path);
+  if (!in) throw ScenarioError(csv_path + ": cannot open the measurements");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  {
+    std::stringstream ss(line);
+    for (std::string col; std::getline(ss, col, ',');) header.push_back(col);
+  }
+  const auto col = [&](const char* name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) throw ScenarioError(fmt::format("{}: no column {}", csv_path, name));
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t size_c = col("size_bytes"), out_c = col("busbw_out_GBps"),
+                    in_c = col("busbw_in_GBps");
+  std::vector<Measured> out;
+  int number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    cells.resize(header.size());
+    try {
+      Measured m;
+      m.bytes = std::stoull(cells[size_c]);
+      const std::string& v = !cells[out_c].empty() ? cells[out_c] : cells[in_c];
+      if (v.empty()) continue;
+      m.busbw_gbps = std::stod(v);
+      out.push_back(m);
+    } catch (const std::exception&) {
+      throw ScenarioError(fmt::format("{}:{}: not a number in '{}'", csv_path, number, line));
+    }
+  }
+  return out;
+}
+
+ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
+                          const net::RunOptions* run_override) {
+  const Scenario sc = load_scenario(e.scenario, e.sets);
+  if (!sc.net || !sc.net->collectives) {
+    throw ScenarioError(e.scenario + ": a validation scenario needs a collectives: section");
+  }
+  const NetScenario& ns = *sc.net;
+  ValidationResult r;
+  r.entry = e;
+  r.collective = std::string(collectives::name(ns.collectives->op));
+  r.ranks = gpu_count(ns.topology);
+  r.nodes = static_cast<int>(ns.topology.hosts.size());
+  const net::RunOptions run = run_override ? *run_override : ns.run;
+  std::vector<double> big;
+  for (const Measured& m : load_measured(e.data)) {
+    if (max_bytes && m.bytes > max_bytes) continue;
+    ValidationRow row;
+    row.measured = m;
+    row.simulated = run_busbw(ns, m.bytes, run);
+    r.rows.push_back(row);
+    const double err = std::fabs(row.rel_error());
+    if (m.bytes >= (1u << 20)) big.push_back(err);
+    if (m.bytes >= (64u << 10)) r.max_error_64k = std::max(r.max_error_64k, err);
+  }
+  if (!big.empty()) {
+    std::sort(big.begin(), big.end());
+    const std::size_t n = big.size();
+    r.median_error_1m = n % 2 ? big[n / 2] : (big[n / 2 - 1] + big[n / 2]) / 2;
+  }
+  return r;
+}
+
+std::string validation_csv_header() {
+  return "dataset,collective,ranks,nodes,size_bytes,measured_busbw_GBps,simulated_busbw_GBps,"
+         "rel_error,algo,proto,channels\n";
+}
+
+std::string validation_csv(const ValidationResult& r) {
+  std::string out;
+  for (const ValidationRow& row : r.rows) {
+    out += fmt::format("{},{},{},{},{},{:.4f},{:.4f},{},{},{},{}\n", r.entry.dataset,
+                       r.collective, r.ranks, r.nodes, row.measured.bytes,
+                       row.measured.busbw_gbps, row.simulated.busbw_gbps,
+                       row.measured.busbw_gbps > 0 ? fmt::format("{:.4f}", row.rel_error()) : "",
+                       collectives::name(row.simulated.algo),
+                       collectives::name(row.simulated.proto), row.simulated.channels);
+  }
+  return out;
+}
+
+}  // namespace fabricsim::tools

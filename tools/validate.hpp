@@ -1,0 +1,57 @@
+#pragma once
+// Accuracy against real nccl-tests measurements: a manifest pairs each measured dataset
+// (tests/data/busbw/*.csv) with the scenario of its system and the settings of the run
+// (collective, forced algorithm, GPU count); every measured size is simulated and compared.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/busbw.hpp"
+
+namespace fabricsim::tools {
+
+struct ValidationEntry {
+  std::string dataset;   // file name without .csv
+  std::string data;      // path of the measured CSV
+  std::string scenario;  // path of the scenario
+  std::vector<std::string> sets;
+};
+
+// Reads a manifest; paths in it are relative to the manifest's folder.
+std::vector<ValidationEntry> load_manifest(const std::string& path);
+
+struct Measured {
+  std::uint64_t bytes = 0;
+  double busbw_gbps = 0;  // out-of-place, or in-place where the source gave only that
+};
+std::vector<Measured> load_measured(const std::string& csv_path);
+
+struct ValidationRow {
+  Measured measured;
+  BusbwRow simulated;
+  double rel_error() const {
+    return measured.busbw_gbps > 0
+               ? (simulated.busbw_gbps - measured.busbw_gbps) / measured.busbw_gbps
+               : 0;
+  }
+};
+
+struct ValidationResult {
+  ValidationEntry entry;
+  std::string collective;
+  int ranks = 0, nodes = 0;
+  std::vector<ValidationRow> rows;
+  // Over sizes >= 1 MiB: the median |relative error| (-1: no such size); over sizes >=
+  // 64 KiB: the largest.
+  double median_error_1m = -1;
+  double max_error_64k = -1;
+};
+
+// Simulates every measured size up to `max_bytes` (0: all).
+ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
+                          const net::RunOptions* run_override = nullptr);
+
+std::string validation_csv_header();
+std::string validation_csv(const ValidationResult& r);
+
+}  // namespace fabricsim::tools
