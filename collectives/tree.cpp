@@ -39,6 +39,15 @@ std::array<TreeLinks, 2> dtree(int n, int rank) {
   return trees;
 }
 
+int tree_of_channel(const Hosts& hosts, int channels, int c) {
+  // Channels go round-robin over the rails; alternating the tree per round (rather than per
+  // channel) gives every rail's NIC both trees, as NCCL does by running both trees on every
+  // channel's NIC. A node is interior in one tree and a leaf in the other, so the per-NIC load
+  // evens out; with one tree per rail, interior nodes' rails would carry three times the data.
+  const int rails = std::max(hosts.rails, 1);
+  return channels >= 2 * rails ? (c / rails) % 2 : c % 2;
+}
+
 void build_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
                           std::uint64_t chunk) {
   const int n = plan.n_ranks;
@@ -54,7 +63,7 @@ void build_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& layout, 
     std::vector<std::vector<int>> chains(nhosts);
     for (int h = 0; h < nhosts; ++h) chains[h] = host_chain(hosts, layout, h, c);
     for (int h = 0; h < nhosts; ++h) {
-      const TreeLinks inter = dtree(nhosts, h)[c % 2];
+      const TreeLinks inter = dtree(nhosts, h)[tree_of_channel(hosts, nch, c)];
       const std::vector<int>& chain = chains[h];
       for (std::size_t i = 0; i < chain.size(); ++i) {
         const int r = chain[i];

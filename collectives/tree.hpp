@@ -20,6 +20,8 @@ struct TreeLinks {
 
 TreeLinks btree(int n, int rank);
 std::array<TreeLinks, 2> dtree(int n, int rank);
+// Which of the two trees channel c of `channels` follows.
+int tree_of_channel(const Hosts& hosts, int channels, int c);
 
 void build_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
                           std::uint64_t chunk);

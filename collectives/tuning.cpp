@@ -126,10 +126,13 @@ AlgoTime nvls_time(const TuningInput& in, Proto p) {
                  nch >= 2 && n > 1,
              nch};
   t.latency_us = hw_latency_us(Algo::Nvls, Proto::Simple, Hop::NVLink);
-  // bw_intra is per channel; NVLS's graph reports the GPU's whole NVLink bandwidth, here
-  // approximated as channels x per-channel bandwidth (UNVERIFIED, see nccl-facts.md §4).
-  const double intra = nch * in.hw.bw_intra_gbps * nvls_efficiency(in.hw.arch) * (nch - 1) / nch;
-  t.algbw_gbps = 2 * intra * n / std::max(2 * (n - 1), 1);
+  // NCCL's NVLS formula starts from the NVLS graph's bandwidth, which we do not have
+  // (nccl-facts.md §4); fed with ring per-channel figures it picks NVLS even on 2 GPUs, where
+  // NCCL 2.29 picks the ring (tests/data/busbw/allreduce_h100-sxm5_2gpu_nvswitch_256M-8G.yaml).
+  // So this uses the executor's NVLS cost instead: every GPU moves (1 + 1/n) x the buffer each
+  // way through the switch at nvlsEfficiency of its usable NVLink.
+  const double usable = in.hw.max_channels * in.hw.bw_intra_gbps;
+  t.algbw_gbps = usable * nvls_efficiency(in.hw.arch) * (nch - 1) / nch / (1.0 + 1.0 / n);
   return t;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Second command of the README (and what CI runs): set up, build, and run the whole test suite:
 #   1. release build, every test;
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer build (assertions on), every test;
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build (assertions on), every test but the
+#      `accuracy` label (minutes of simulation, already run by the release stage);
 #   3. ThreadSanitizer build: the tests labelled `kernel` (the parallel kernel) and every
 #      multithreaded determinism test of the models built on it.
 # FABRICSIM_TEST_STAGES="release asan tsan" (default) picks stages; `-L label` style filters go
@@ -22,7 +23,10 @@ for stage in $stages; do
     # shellcheck disable=SC2086
     ctest --preset tsan -j "$jobs" -R "every thread count and partition" ${FABRICSIM_CTEST_ARGS:-}
   else
+    # Accuracy runs minutes of simulation: once, in the optimized build.
+    exclude=()
+    [ "$stage" = release ] || exclude=(-LE accuracy)
     # shellcheck disable=SC2086
-    ctest --preset "$stage" -j "$jobs" ${FABRICSIM_CTEST_ARGS:-}
+    ctest --preset "$stage" -j "$jobs" "${exclude[@]}" ${FABRICSIM_CTEST_ARGS:-}
   fi
 done

@@ -26,7 +26,7 @@ int cmd_topo(const std::vector<std::string>& args) {
                                                  "override a scenario key")(
       "dot", po::value(&dot), "write the topology as a Graphviz file");
   if (const auto done =
-          parse_scenario_args(args, opts, scenario, "fabricsim topo scenarios/quickstart.yaml"))
+          parse_scenario_args(args, opts, scenario, "fabricsim topo scenarios/examples/incast_hpcc.yaml"))
     return *done;
   const Scenario sc = load_scenario(scenario, sets);
   if (!sc.net) {

@@ -34,14 +34,16 @@ std::vector<ValidationEntry> load_manifest(const std::string& path) {
     }
     for (const auto& kv : item) {
       const std::string key = kv.first.as<std::string>();
-      if (key != "dataset" && key != "scenario" && key != "set") {
-        throw ScenarioError(fmt::format("{}: unknown key '{}' (dataset, scenario, set)", where, key));
+      if (key != "dataset" && key != "scenario" && key != "set" && key != "gap") {
+        throw ScenarioError(
+            fmt::format("{}: unknown key '{}' (dataset, scenario, set, gap)", where, key));
       }
     }
     ValidationEntry e;
     e.dataset = item["dataset"].as<std::string>();
     e.data = (dir / data_dir / (e.dataset + ".csv")).lexically_normal().string();
     e.scenario = (dir / item["scenario"].as<std::string>()).lexically_normal().string();
+    if (item["gap"]) e.gap = item["gap"].as<std::string>();
     if (item["set"]) {
       for (const YAML::Node& s : item["set"]) e.sets.push_back(s.as<std::string>());
     }
@@ -120,6 +122,10 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
     r.median_error_1m = n % 2 ? big[n / 2] : (big[n / 2 - 1] + big[n / 2]) / 2;
   }
   return r;
+}
+
+bool meets_bar(const ValidationResult& r) {
+  return r.median_error_1m <= kMedianBar && r.max_error_64k <= kMaxBar;
 }
 
 std::string validation_csv_header() {

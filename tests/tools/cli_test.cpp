@@ -27,11 +27,11 @@ TEST_CASE("fabricsim run on PHOLD: threads do not change the trace", "[cli]") {
   REQUIRE(hash(one.text) == hash(two.text));
 }
 
-TEST_CASE("fabricsim run on the quickstart: results independent of threads, files written",
+TEST_CASE("fabricsim run on the incast example: results independent of threads, files written",
           "[cli]") {
   const std::string out = "build/cli_test_out";
-  const Out one = run("run scenarios/quickstart.yaml --threads 1 --out " + out);
-  const Out two = run("run scenarios/quickstart.yaml --threads 2");
+  const Out one = run("run scenarios/examples/incast_hpcc.yaml --threads 1 --out " + out);
+  const Out two = run("run scenarios/examples/incast_hpcc.yaml --threads 2");
   REQUIRE(one.status == 0);
   REQUIRE(two.status == 0);
   // Everything from the flow table to the losses line is simulated, not measured.
@@ -52,11 +52,11 @@ TEST_CASE("fabricsim run reports bad input without crashing", "[cli]") {
   const Out missing = run("run no/such.yaml");
   REQUIRE(missing.status == 1);
   REQUIRE_THAT(missing.text, Catch::Contains("cannot open"));
-  const Out bad = run("run scenarios/quickstart.yaml --set simulation.end=5");
-  REQUIRE_THAT(bad.text, Catch::Contains("quickstart.yaml"));
+  const Out bad = run("run scenarios/examples/incast_hpcc.yaml --set simulation.end=5");
+  REQUIRE_THAT(bad.text, Catch::Contains("incast_hpcc.yaml"));
   REQUIRE(bad.status == 1);
   REQUIRE_THAT(bad.text, Catch::Contains("has no unit"));
-  const Out level = run("--log-level loud run scenarios/quickstart.yaml");
+  const Out level = run("--log-level loud run scenarios/examples/incast_hpcc.yaml");
   REQUIRE(level.status == 2);
 }
 
@@ -67,13 +67,13 @@ TEST_CASE("fabricsim bench phold runs and shows where time goes", "[cli]") {
   REQUIRE_THAT(b.text, Catch::Contains("bare event list"));
 }
 
-TEST_CASE("fabricsim topo counts the quickstart's cluster and writes Graphviz", "[cli]") {
-  const Out t = run("topo scenarios/quickstart.yaml --dot build/cli_test_out/quickstart.dot");
+TEST_CASE("fabricsim topo counts the incast example cluster and writes Graphviz", "[cli]") {
+  const Out t = run("topo scenarios/examples/incast_hpcc.yaml --dot build/cli_test_out/incast.dot");
   REQUIRE(t.status == 0);
   // 4 leaves x 4 hosts, 4 spines: 16 NIC links + 16 leaf-spine links.
   REQUIRE_THAT(t.text, Catch::Contains("24: 16 NICs, 8 switches"));
   REQUIRE_THAT(t.text, Catch::Contains("links             32 (64 ports)"));
-  FILE* fp = std::fopen("build/cli_test_out/quickstart.dot", "r");
+  FILE* fp = std::fopen("build/cli_test_out/incast.dot", "r");
   REQUIRE(fp != nullptr);
   char head[16] = {};
   REQUIRE(std::fread(head, 1, 5, fp) == 5);

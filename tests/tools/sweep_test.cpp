@@ -230,5 +230,5 @@ TEST_CASE("sweep end to end: a failing point is reported, the rest run, a re-run
       run("sweep tests/data/sweep/tiny.yaml --set network.cc=none --out " + (dir / "x").string());
   REQUIRE(bad.status == 1);
   REQUIRE_THAT(bad.text, Catch::Contains("which the sweep varies"));
-  REQUIRE(run("sweep scenarios/quickstart.yaml").status == 1);  // no sweep: section
+  REQUIRE(run("sweep scenarios/examples/incast_hpcc.yaml").status == 1);  // no sweep: section
 }

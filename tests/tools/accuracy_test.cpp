@@ -1,0 +1,30 @@
+// Simulated vs real nccl-tests bus bandwidth (scenarios/validation/manifest.yaml). Sizes up to
+// 1 GiB keep the suite to minutes; `fabricsim validate` runs every size.
+#include <catch2/catch.hpp>
+
+#include "tools/validate.hpp"
+
+using namespace fabricsim::tools;
+
+TEST_CASE("simulated bus bandwidth matches the real measurements", "[accuracy]") {
+  const std::vector<ValidationEntry> entries = load_manifest("scenarios/validation/manifest.yaml");
+  REQUIRE(entries.size() >= 20);
+  int met = 0;
+  for (const ValidationEntry& e : entries) {
+    const ValidationResult r = validate(e, 1ULL << 30);
+    CAPTURE(e.dataset, r.median_error_1m, r.max_error_64k);
+    REQUIRE(!r.rows.empty());
+    if (e.gap.empty()) {
+      CHECK(r.median_error_1m <= kMedianBar);
+      CHECK(r.max_error_64k <= kMaxBar);
+    } else if (meets_bar(r)) {
+      // A gap that closed: the manifest should say so, so that the bar guards it from now on.
+      FAIL_CHECK(e.dataset << " now meets the bar: remove its 'gap' from the manifest");
+    } else {
+      WARN(e.dataset << ": median " << 100 * r.median_error_1m << "%, max "
+                     << 100 * r.max_error_64k << "% (known gap: " << e.gap << ")");
+    }
+    met += meets_bar(r);
+  }
+  WARN(met << " of " << entries.size() << " datasets meet the bar");
+}
