@@ -79,6 +79,7 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   row.proto = plan.proto;
   row.channels = plan.channels;
   row.events = r.net.kernel.events;
+  row.wall_s = r.net.kernel.wall_s;
   row.queue_pairs = r.queue_pairs;
   return row;
 }
@@ -107,7 +108,13 @@ std::string busbw_footer(const std::vector<BusbwRow>& rows) {
   double sum = 0;
   for (const BusbwRow& r : rows) sum += r.busbw_gbps;
   const double avg = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
-  return fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4f} \n#\n", avg);
+  std::uint64_t events = 0;
+  double wall = 0;
+  for (const BusbwRow& r : rows) events += r.events, wall += r.wall_s;
+  return fmt::format(
+      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4f} \n#\n"
+      "# simulated with {} events in {:.2f} s ({:.2f} M events/s)\n",
+      avg, events, wall, wall > 0 ? static_cast<double>(events) / wall / 1e6 : 0.0);
 }
 
 std::string busbw_csv_header() {

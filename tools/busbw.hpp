@@ -20,6 +20,7 @@ struct BusbwRow {
   collectives::Proto proto = collectives::Proto::Simple;
   int channels = 0;
   std::uint64_t events = 0;
+  double wall_s = 0;  // the kernel's run time for this size
   std::uint32_t queue_pairs = 0;
 };
 
@@ -35,7 +36,8 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
 
 std::string busbw_header(const NetScenario& ns);
 std::string busbw_line(const CollectiveSection& c, const BusbwRow& row);
-// "# Avg bus bandwidth    : 12.3456" as nccl-tests ends its output.
+// "# Avg bus bandwidth    : 12.3456" as nccl-tests ends its output, then the simulator's
+// own cost (events, wall time).
 std::string busbw_footer(const std::vector<BusbwRow>& rows);
 
 std::string busbw_csv_header();
