@@ -81,3 +81,58 @@ TEST_CASE("fabricsim topo counts the incast example cluster and writes Graphviz"
   REQUIRE(std::string(head) == "graph");
   REQUIRE(run("topo scenarios/examples/phold.yaml").status == 2);
 }
+
+TEST_CASE("fabricsim busbw prints nccl-tests' table, the same for every thread count", "[cli]") {
+  const std::string args =
+      "busbw scenarios/quickstart.yaml -b 1024 -e 1MiB -f 32 --op allgather --csv "
+      "build/cli_test_out/busbw.csv";
+  const Out one = run(args + " --threads 1");
+  const Out two = run(args + " --threads 2");
+  REQUIRE(one.status == 0);
+  REQUIRE_THAT(one.text, Catch::Contains("#       size         count      type   redop    root"));
+  REQUIRE_THAT(one.text, Catch::Contains("# Avg bus bandwidth"));
+  // 1 KiB, 32 KiB, 1 MiB: three rows.
+  REQUIRE_THAT(one.text, Catch::Contains("        1024           256     float    none      -1"));
+  REQUIRE_THAT(one.text, Catch::Contains("     1048576        262144     float    none      -1"));
+  // The table is simulated; the run line (threads, LPs) and the final cost line may differ.
+  const auto table = [](const std::string& t) {
+    const auto a = t.find("# allgather");
+    return t.substr(a, t.find("# simulated with") - a);
+  };
+  REQUIRE(table(one.text) == table(two.text));
+  FILE* fp = std::fopen("build/cli_test_out/busbw.csv", "r");
+  REQUIRE(fp != nullptr);
+  std::fclose(fp);
+
+  const Out bad_op = run("busbw scenarios/quickstart.yaml --op allreduse");
+  REQUIRE(bad_op.status == 1);
+  REQUIRE_THAT(bad_op.text, Catch::Contains("collectives.op"));
+  const Out no_coll = run("busbw scenarios/examples/incast_hpcc.yaml");
+  REQUIRE(no_coll.status == 2);
+  REQUIRE_THAT(no_coll.text, Catch::Contains("no collectives: section"));
+  const Out tiny = run("busbw scenarios/quickstart.yaml -b 4 -e 32 --op allgather");
+  REQUIRE(tiny.status == 2);  // no size holds a float per rank
+}
+
+TEST_CASE("every collectives scenario shipped runs its smallest size", "[cli]") {
+  for (const char* s : {"scenarios/quickstart.yaml", "scenarios/validation/h100-sxm5_1node.yaml",
+                        "scenarios/validation/a100-sxm4_1node.yaml",
+                        "scenarios/validation/dgx-a100_2node_ib-hdr.yaml",
+                        "scenarios/validation/h100_2node_ib-ndr.yaml",
+                        "scenarios/validation/h200_2node_roce.yaml",
+                        "scenarios/validation/alps-gh200.yaml"}) {
+    CAPTURE(s);
+    const Out o = run(std::string("busbw ") + s + " -b 64KiB -e 64KiB -q");
+    REQUIRE(o.status == 0);
+    REQUIRE_THAT(o.text, Catch::Contains("      65536 "));
+  }
+}
+
+TEST_CASE("fabricsim validate runs one dataset and writes its CSV", "[cli]") {
+  const Out v = run("validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-ring --csv "
+                    "build/cli_test_out/validate.csv");
+  REQUIRE(v.status == 0);
+  REQUIRE_THAT(v.text, Catch::Contains("allreduce_h100-sxm5_4gpu_nvswitch_algo-ring"));
+  REQUIRE_THAT(v.text, Catch::Contains("1 of 1 datasets meet the bar"));
+  REQUIRE(run("validate --manifest no/such.yaml").status == 1);
+}
