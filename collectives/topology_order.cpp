@@ -23,15 +23,19 @@ Hosts group_hosts(const RankLayout& layout) {
       nics.insert(layout.ranks[r].nic);
     }
     const int n = static_cast<int>(nics.size());
-    hosts.rails = hosts.rails == 0 ? n : std::min(hosts.rails, n);
+    if (hosts.rails == 0 || n < hosts.rails) {
+      hosts.rails = n;
+      hosts.rail_nics.assign(nics.begin(), nics.end());
+    }
     hosts.ranks.push_back(std::move(ranks));
   }
   hosts.rails = std::max(hosts.rails, 1);
+  if (hosts.rail_nics.empty()) hosts.rail_nics.push_back(0);
   return hosts;
 }
 
 int channel_rail(const Hosts& hosts, int channel) {
-  return channel % hosts.rails;
+  return hosts.rail_nics[static_cast<std::size_t>(channel % hosts.rails)];
 }
 
 std::vector<int> host_chain(const Hosts& hosts, const RankLayout& layout, int host, int channel) {

@@ -13,6 +13,9 @@ struct Hosts {
   std::vector<std::vector<int>> ranks;  // per host (ascending host id): ranks by local index
   std::vector<int> host_index;          // per rank: its position in `ranks`
   int rails = 1;                        // NIC rails every host has (fewest distinct NICs)
+  // Those rails' NIC indices (a communicator of one GPU per host uses that GPU's NIC, not
+  // NIC 0), ascending.
+  std::vector<int> rail_nics;
 };
 
 Hosts group_hosts(const RankLayout& layout);

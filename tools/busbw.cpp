@@ -53,6 +53,11 @@ std::vector<std::uint64_t> busbw_sizes(const CollectiveSection& c, int ranks) {
   return out;
 }
 
+int collective_ranks(const NetScenario& ns) {
+  return ns.collectives->per_rail ? static_cast<int>(ns.topology.hosts.size())
+                                  : gpu_count(ns.topology);
+}
+
 BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOptions& run) {
   const CollectiveSection& c = *ns.collectives;
   const collectives::RankLayout layout = workload::rank_layout(ns.topology, c.hw);
@@ -64,7 +69,27 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   call.algo = c.algo;
   call.proto = c.proto;
   call.channels = c.channels;
-  const collectives::Plan plan = collectives::make_plan(call, layout);
+  collectives::Plan plan;
+  if (c.per_rail) {
+    // One collective per local GPU index, all at once.
+    const int per_host = static_cast<int>(ns.topology.hosts.front().gpus);
+    std::vector<collectives::Plan> plans;
+    std::vector<std::vector<int>> groups;
+    for (int g = 0; g < per_host; ++g) {
+      collectives::RankLayout sub;
+      sub.hw = layout.hw;
+      groups.emplace_back();
+      for (std::size_t r = 0; r < layout.ranks.size(); ++r) {
+        if (layout.ranks[r].local != g) continue;
+        sub.ranks.push_back(layout.ranks[r]);
+        groups.back().push_back(static_cast<int>(r));
+      }
+      plans.push_back(collectives::make_plan(call, sub));
+    }
+    plan = workload::merge_plans(plans, groups, static_cast<int>(layout.ranks.size()));
+  } else {
+    plan = collectives::make_plan(call, layout);
+  }
   const workload::CollectiveResult r =
       workload::run_collective(ns.topology, ns.network, plan, layout, c.exec, run);
   BusbwRow row;
@@ -72,7 +97,7 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   row.count = bytes / c.type_size;
   row.time_us = static_cast<double>(r.time) / static_cast<double>(core::kMicrosecond);
   const double seconds = static_cast<double>(r.time) * 1e-12;
-  const int n = static_cast<int>(layout.ranks.size());
+  const int n = collective_ranks(ns);
   row.algbw_gbps = collectives::algbw_gbps(bytes, seconds);
   row.busbw_gbps = collectives::busbw_gbps(c.op, n, bytes, seconds);
   row.algo = plan.algo;
@@ -86,8 +111,13 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
 
 std::string busbw_header(const NetScenario& ns) {
   const CollectiveSection& c = *ns.collectives;
-  std::string out = fmt::format("# {} on {} GPUs, {} hosts\n", collectives::name(c.op),
-                                gpu_count(ns.topology), ns.topology.hosts.size());
+  std::string out = fmt::format("# {} on {} GPUs, {} hosts{}\n", collectives::name(c.op),
+                                gpu_count(ns.topology), ns.topology.hosts.size(),
+                                c.per_rail ? fmt::format(": {} concurrent groups of {} (one per "
+                                                         "local GPU index)",
+                                                         ns.topology.hosts.front().gpus,
+                                                         collective_ranks(ns))
+                                           : "");
   out +=
       "#                                                              out-of-place\n"
       "#       size         count      type   redop    root     time   algbw   busbw #wrong"

@@ -30,6 +30,8 @@ struct BusbwRow {
 std::vector<std::uint64_t> busbw_sizes(const CollectiveSection& c, int ranks);
 
 int gpu_count(const net::Topology& topo);
+// Ranks of one collective: every GPU, or one per host with groups: rail.
+int collective_ranks(const NetScenario& ns);
 
 // Simulates one size. Throws collectives::PlanError for a request NCCL would refuse.
 BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOptions& run);

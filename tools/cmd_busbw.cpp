@@ -20,7 +20,7 @@ int print_busbw(const Scenario& sc, const std::string& csv, bool quiet) {
   const NetScenario& ns = *sc.net;
   const CollectiveSection& c = *ns.collectives;
   std::printf("%s", describe(sc).c_str());
-  const int ranks = gpu_count(ns.topology);
+  const int ranks = collective_ranks(ns);
   const std::vector<std::uint64_t> sizes = busbw_sizes(c, ranks);
   if (sizes.empty()) {
     std::fprintf(stderr, "error: no size between min_bytes and max_bytes holds one %s per rank\n",

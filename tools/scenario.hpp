@@ -50,6 +50,9 @@ struct CollectiveSection {
   std::uint64_t step_factor = 2;
   std::string dtype = "float";
   std::uint32_t type_size = 4;
+  // false: one collective over every GPU. true: one per local GPU index at once, each over
+  // the GPUs with that index on every host (the rail's GPUs, e.g. data-parallel groups).
+  bool per_rail = false;
   collectives::Hardware hw;  // what NCCL's tuning model knows about the cluster
   workload::ExecParams exec;
 };

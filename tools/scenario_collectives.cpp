@@ -51,7 +51,7 @@ collectives::Arch arch_of(compute::GpuArch a) {
 CollectiveSection read_collectives(const Section& c, const net::Topology& topo) {
   c.only({"op", "algo", "proto", "channels", "max_channels", "root", "peer", "min_bytes",
           "max_bytes", "step_factor", "dtype", "nvls", "nvlink_efficiency", "nvls_efficiency",
-          "latencies", "host_delay"});
+          "latencies", "step_latency", "host_delay", "groups"});
   CollectiveSection s;
   const net::Host& host = topo.hosts.front();
   std::uint32_t gpus = 0;
@@ -84,6 +84,17 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
             : proto == "simple" ? Proto::Simple
                                 : Proto::Auto;
   s.channels = static_cast<int>(c.uint("channels", 0, 0, collectives::kMaxChannels));
+  s.per_rail = c.choice("groups", "world", {"world", "rail"}) == "rail";
+  if (s.per_rail) {
+    for (const net::Host& h : topo.hosts) {
+      if (h.gpus != host.gpus) {
+        c.fail_key("groups", fmt::format("rail needs the same GPU count on every host; {} has "
+                                         "{}, {} has {}",
+                                         host.name, host.gpus, h.name, h.gpus));
+      }
+    }
+    gpus = static_cast<std::uint32_t>(topo.hosts.size());  // ranks per group
+  }
   s.root = static_cast<int>(c.uint("root", 0, 0, gpus - 1));
   s.peer = static_cast<int>(c.uint("peer", gpus > 1 ? 1 : 0, 0, gpus - 1));
   if (s.op == collectives::Op::SendRecv && s.peer == s.root) {
@@ -123,6 +134,7 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   s.exec.nvls_efficiency = c.real(
       "nvls_efficiency", gpu.arch == compute::GpuArch::Blackwell ? 0.74 : 0.85, 0, 1, true);
   s.exec.latencies = c.boolean("latencies", true);
+  if (c.has("step_latency")) s.exec.fixed_step_latency = c.time("step_latency", std::nullopt, 0);
   s.exec.host_delay = c.time("host_delay", s.exec.host_delay, 1);
   // Per-channel bandwidths as NCCL's graph reports them: the usable total over the channels.
   const double nvlink_gbps =

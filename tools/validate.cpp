@@ -102,7 +102,7 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
   ValidationResult r;
   r.entry = e;
   r.collective = std::string(collectives::name(ns.collectives->op));
-  r.ranks = gpu_count(ns.topology);
+  r.ranks = collective_ranks(ns);
   r.nodes = static_cast<int>(ns.topology.hosts.size());
   const net::RunOptions run = run_override ? *run_override : ns.run;
   std::vector<double> big;

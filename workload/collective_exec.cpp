@@ -33,6 +33,44 @@ collectives::RankLayout rank_layout(const net::Topology& topo, const collectives
   return layout;
 }
 
+collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
+                              const std::vector<std::vector<int>>& groups, int n_ranks) {
+  if (plans.empty() || plans.size() != groups.size()) {
+    throw std::invalid_argument("merge_plans: one group per plan");
+  }
+  Plan out;
+  out.op = plans.front().op;
+  out.algo = plans.front().algo;
+  out.proto = plans.front().proto;
+  out.channels = plans.front().channels;
+  out.credits = plans.front().credits;
+  out.slice_bytes = plans.front().slice_bytes;
+  out.n_ranks = n_ranks;
+  out.steps.resize(static_cast<std::size_t>(n_ranks));
+  std::vector<char> used(static_cast<std::size_t>(n_ranks), 0);
+  for (std::size_t g = 0; g < plans.size(); ++g) {
+    const Plan& p = plans[g];
+    const std::vector<int>& map = groups[g];
+    if (!p.switch_host.empty()) throw std::invalid_argument("merge_plans: NVLS plans cannot merge");
+    if (p.credits != out.credits || p.algo != out.algo || p.proto != out.proto) {
+      throw std::invalid_argument("merge_plans: the groups' plans differ in algorithm or protocol");
+    }
+    if (map.size() != static_cast<std::size_t>(p.n_ranks)) {
+      throw std::invalid_argument("merge_plans: a group's size differs from its plan's ranks");
+    }
+    for (int r = 0; r < p.n_ranks; ++r) {
+      const int global = map[static_cast<std::size_t>(r)];
+      if (global < 0 || global >= n_ranks || used[static_cast<std::size_t>(global)]++) {
+        throw std::invalid_argument(fmt::format("merge_plans: rank {} is in no or two groups", global));
+      }
+      std::vector<Step>& dst = out.steps[static_cast<std::size_t>(global)];
+      dst = p.steps[static_cast<std::size_t>(r)];
+      for (Step& s : dst) s.peer = map[static_cast<std::size_t>(s.peer)];
+    }
+  }
+  return out;
+}
+
 namespace {
 
 Time us(double v) {
@@ -173,7 +211,7 @@ class Executor final : public net::HostApp {
   void on_start(Ctx& ctx, std::uint32_t host) override {
     if (hosts_[host].members.empty()) return;
     Time start = 0;
-    if (params_.latencies) {
+    if (params_.latencies && params_.fixed_step_latency < 0) {
       start = us(collectives::base_latency_us(plan_.algo, plan_.proto));
       if (plan_.algo == collectives::Algo::Nvls) {
         start += us(collectives::hw_latency_us(plan_.algo, plan_.proto, collectives::Hop::NVLink));
@@ -301,7 +339,9 @@ class Executor final : public net::HostApp {
     using collectives::Hop;
     const bool pcie = topo_.hosts[hf].intra == net::IntraHost::kPcie;
     const Hop hop = c.net ? Hop::Net : pcie ? Hop::PCI : Hop::NVLink;
-    if (params_.latencies && plan_.algo != collectives::Algo::Nvls) {
+    if (params_.fixed_step_latency >= 0) {
+      c.step_latency = params_.fixed_step_latency;
+    } else if (params_.latencies && plan_.algo != collectives::Algo::Nvls) {
       c.step_latency = us(collectives::hw_latency_us(plan_.algo, plan_.proto, hop));
     }
     if (parts_[from].local == kSwitchEnd || parts_[to].local == kSwitchEnd) {

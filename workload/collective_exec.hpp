@@ -33,6 +33,9 @@ struct ExecParams {
   // latency as a pure pipeline delay that lets slices overlap. It made every validation
   // dataset but one faster than measured, 4 of 21 within the bar instead of 6.)
   bool latencies = true;
+  // >= 0: every send pays this instead, and no base latency (SimAI's fixed per-step send
+  // latency, for like-for-like comparisons with it).
+  core::Time fixed_step_latency = -1;
 };
 
 struct CollectiveResult {
@@ -46,6 +49,12 @@ struct CollectiveResult {
 
 // Every GPU of the topology as a rank, host by host (rank = host x gpus + local).
 collectives::RankLayout rank_layout(const net::Topology& topo, const collectives::Hardware& hw);
+
+// Several collectives at once on disjoint groups of ranks: group g's plan, whose rank r is
+// global rank groups[g][r] (a rank of `layout`), becomes part of one plan over all ranks.
+// NVLS plans (with switch agents) cannot be merged.
+collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
+                              const std::vector<std::vector<int>>& groups, int n_ranks);
 
 // Throws std::invalid_argument when the plan does not fit the topology, std::runtime_error if
 // the plan stalls (a step that can never run).

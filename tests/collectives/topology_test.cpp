@@ -107,3 +107,24 @@ TEST_CASE("double binary trees span all ranks and share the load", "[collectives
     }
   }
 }
+
+TEST_CASE("a communicator of one GPU per host crosses hosts on that GPU's own NIC",
+          "[collectives]") {
+  // GPU 3 of each of 4 hosts, next to NIC 3: a data-parallel group on rail 3.
+  RankLayout layout;
+  for (int h = 0; h < 4; ++h) layout.ranks.push_back({h, 3, 3});
+  const Hosts hosts = group_hosts(layout);
+  REQUIRE(hosts.rails == 1);
+  REQUIRE(hosts.rail_nics == std::vector<int>{3});
+  Call call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::Ring, .proto = Proto::Simple,
+            .channels = 4};
+  const Plan plan = make_plan(call, layout);
+  int inter = 0;
+  for (const auto& steps : plan.steps) {
+    for (const Step& s : steps) {
+      CHECK(s.rail == 3);
+      ++inter;
+    }
+  }
+  REQUIRE(inter > 0);
+}
