@@ -52,7 +52,8 @@ std::optional<GpuSpec> find_gpu(std::string_view name) {
 std::string gpu_names() {
   std::string out;
   for (const GpuSpec& g : gpu_catalog()) {
-    for (std::string_view a : g.aliases) out += std::string(out.empty() ? "" : ", ") + std::string(a);
+    out += std::string(out.empty() ? "" : ", ") + std::string(g.name);
+    for (std::string_view a : g.aliases) out += ", " + std::string(a);
   }
   return out;
 }

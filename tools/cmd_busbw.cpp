@@ -11,12 +11,13 @@
 #include "tools/commands.hpp"
 #include "tools/net_report.hpp"
 #include "tools/progress.hpp"
+#include "tools/results_json.hpp"
 
 namespace po = boost::program_options;
 
 namespace fabricsim::tools {
 
-int print_busbw(const Scenario& sc, const std::string& csv, bool quiet) {
+int print_busbw(const Scenario& sc, const std::string& csv, const std::string& json, bool quiet) {
   const NetScenario& ns = *sc.net;
   const CollectiveSection& c = *ns.collectives;
   std::printf("%s", describe(sc).c_str());
@@ -44,6 +45,10 @@ int print_busbw(const Scenario& sc, const std::string& csv, bool quiet) {
   if (!csv.empty()) {
     write_file_atomically(csv, table);
     std::printf("wrote %s\n", csv.c_str());
+  }
+  if (!json.empty()) {
+    write_file_atomically(json, results_json(sc, rows));
+    std::printf("wrote %s\n", json.c_str());
   }
   return 0;
 }
@@ -73,8 +78,14 @@ int cmd_busbw(const std::vector<std::string>& args) {
                                             "-e 64MiB --op allgather"))
     return *done;
   const auto with_unit = [](const std::string& v) {
-    // nccl-tests takes plain numbers as bytes.
-    return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos ? v + "B" : v;
+    // nccl-tests takes plain numbers as bytes and K, M, G as powers of 1024.
+    const std::size_t digits = v.find_first_not_of("0123456789");
+    if (!v.empty() && digits == std::string::npos) return v + "B";
+    const std::string suffix = digits == std::string::npos ? "" : v.substr(digits);
+    if (digits > 0 && (suffix == "K" || suffix == "M" || suffix == "G")) {
+      return v.substr(0, digits) + suffix + "iB";
+    }
+    return v;
   };
   if (!op.empty()) sets.push_back("collectives.op=" + op);
   if (!min_bytes.empty()) sets.push_back("collectives.min_bytes=" + with_unit(min_bytes));
@@ -91,7 +102,7 @@ int cmd_busbw(const std::vector<std::string>& args) {
                  "allreduce}' (and cluster.host.gpu)\n", scenario.c_str());
     return 2;
   }
-  return print_busbw(sc, csv, quiet);
+  return print_busbw(sc, csv, "", quiet);
 }
 
 }  // namespace fabricsim::tools

@@ -65,8 +65,8 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   const NetScenario& ns = *sc.net;
   if (ns.collectives) {
-    const int rc = print_busbw(sc, out_dir.empty() ? "" : out_dir + "/busbw.csv", quiet);
-    return rc;
+    return print_busbw(sc, out_dir.empty() ? "" : out_dir + "/busbw.csv",
+                       out_dir.empty() ? "" : out_dir + "/results.json", quiet);
   }
   std::printf("%s", describe(sc).c_str());
   net::Network network(ns.topology, ns.network, ns.flows);

@@ -247,11 +247,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
     return 1;
   }
   std::vector<std::vector<std::string>> rows;
+  std::vector<std::string_view> fields;
   for (std::size_t i = 0; i < n; ++i) {
     const fs::path results = points / point_dir(i) / "results.json";
-    rows.push_back(read_headline(read_file(results), results.string()));
+    const std::string json = read_file(results);
+    if (i == 0) fields = headline_fields(json);
+    rows.push_back(read_headline(json, results.string()));
   }
-  write_atomically(dir.string(), "sweep.csv", sweep_csv(s, rows));
+  write_atomically(dir.string(), "sweep.csv", sweep_csv(s, fields, rows));
   std::printf("wrote %s (%zu points)\n", (dir / "sweep.csv").c_str(), n);
   return 0;
 }

@@ -15,8 +15,9 @@ int cmd_busbw(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
 
 struct Scenario;
-// The busbw table of a scenario with a collectives: section (run and busbw both print it).
-int print_busbw(const Scenario& sc, const std::string& csv, bool quiet);
+// The busbw table of a scenario with a collectives: section (run and busbw both print it);
+// writes it as CSV to `csv` and results.json to `json` when they are not empty.
+int print_busbw(const Scenario& sc, const std::string& csv, const std::string& json, bool quiet);
 
 void print_phold(const core::PholdParams& p, const core::PholdResult& r);
 

@@ -22,7 +22,9 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
-std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
+namespace {
+
+std::string config_json(const Scenario& sc) {
   const NetScenario& ns = *sc.net;
   std::string out = fmt::format("{{\n  \"schema\": {},\n  \"scenario\": {},\n  \"config\": {{",
                                 kResultsSchema, quoted(sc.path));
@@ -30,6 +32,38 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
     out += fmt::format("{}\n    {}: {}", i ? "," : "", quoted(ns.resolved[i].key),
                        quoted(ns.resolved[i].value));
   }
+  return out;
+}
+
+}  // namespace
+
+std::string results_json(const Scenario& sc, const std::vector<BusbwRow>& rows) {
+  std::string out = config_json(sc);
+  double sum = 0, best = 0;
+  std::uint64_t events = 0;
+  double wall = 0;
+  for (const BusbwRow& r : rows) {
+    sum += r.busbw_gbps;
+    best = std::max(best, r.busbw_gbps);
+    events += r.events;
+    wall += r.wall_s;
+  }
+  const BusbwRow last = rows.empty() ? BusbwRow{} : rows.back();
+  out += fmt::format(
+      "\n  }},\n  \"results\": {{\n    \"sizes\": {},\n    \"avg_busbw_GBps\": {:.4f},\n"
+      "    \"max_busbw_GBps\": {:.4f},\n    \"largest_bytes\": {},\n"
+      "    \"largest_time_us\": {:.3f},\n    \"largest_busbw_GBps\": {:.4f}\n  }},\n",
+      rows.size(), rows.empty() ? 0.0 : sum / static_cast<double>(rows.size()), best, last.bytes,
+      last.time_us, last.busbw_gbps);
+  out += fmt::format(
+      "  \"kernel\": {{\n    \"events\": {},\n    \"wall_s\": {:.6f},\n"
+      "    \"events_per_s\": {:.1f}\n  }}\n}}\n",
+      events, wall, wall > 0 ? static_cast<double>(events) / wall : 0.0);
+  return out;
+}
+
+std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
+  std::string out = config_json(sc);
   std::size_t done = 0;
   double fct_sum = 0, fct_max = 0;
   for (const net::FlowResult& f : r.flows) {

@@ -3,7 +3,10 @@
 // scripts. `schema` is bumped whenever a field changes meaning.
 #include <string>
 
+#include <vector>
+
 #include "net/network.hpp"
+#include "tools/busbw.hpp"
 #include "tools/scenario.hpp"
 
 namespace fabricsim::tools {
@@ -11,5 +14,7 @@ namespace fabricsim::tools {
 inline constexpr int kResultsSchema = 1;
 
 std::string results_json(const Scenario& sc, const net::NetworkResult& r);
+// A collectives (busbw) run: sizes, average and best bus bandwidth, the largest size's figures.
+std::string results_json(const Scenario& sc, const std::vector<BusbwRow>& rows);
 
 }  // namespace fabricsim::tools

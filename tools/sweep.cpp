@@ -199,11 +199,18 @@ void check_points(const Sweep& s, const std::string& text, const std::string& na
     }
     if (!sc.net) {
       throw ScenarioError(fmt::format(
-          "{}: sweep tabulates network runs (workload.flows); a PHOLD scenario writes no "
-          "results.json: run it with 'fabricsim run --set' instead",
+          "{}: sweep tabulates network runs (workload.flows or collectives); a PHOLD scenario "
+          "writes no results.json: run it with 'fabricsim run --set' instead",
           name));
     }
   }
+}
+
+std::vector<std::string_view> headline_fields(const std::string& results_json) {
+  if (results_json.find("\"avg_busbw_GBps\":") != std::string::npos) {
+    return {kCollectiveHeadline.begin(), kCollectiveHeadline.end()};
+  }
+  return {kHeadline.begin(), kHeadline.end()};
 }
 
 std::vector<std::string> read_headline(const std::string& results_json, const std::string& name) {
@@ -217,7 +224,7 @@ std::vector<std::string> read_headline(const std::string& results_json, const st
   }
   const std::string body = results_json.substr(begin + open.size(), end - begin - open.size());
   std::vector<std::string> out;
-  for (std::string_view field : kHeadline) {
+  for (std::string_view field : headline_fields(results_json)) {
     const std::string tag = fmt::format("\"{}\":", field);
     std::size_t at = body.find(tag);
     if (at == std::string::npos) {
@@ -230,10 +237,11 @@ std::vector<std::string> read_headline(const std::string& results_json, const st
   return out;
 }
 
-std::string sweep_csv(const Sweep& s, const std::vector<std::vector<std::string>>& rows) {
+std::string sweep_csv(const Sweep& s, const std::vector<std::string_view>& fields,
+                      const std::vector<std::vector<std::string>>& rows) {
   std::string out = "point";
   for (const std::string& k : s.keys) out += "," + csv_field(k);
-  for (std::string_view h : kHeadline) out += fmt::format(",{}", h);
+  for (std::string_view h : fields) out += fmt::format(",{}", h);
   out += '\n';
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     out += std::to_string(i + 1);

@@ -44,15 +44,23 @@ std::string point_dir(std::size_t i);
 void check_points(const Sweep& s, const std::string& text, const std::string& name,
                   const std::vector<std::string>& base_sets);
 
-// The results.json fields that sweep.csv tabulates, in column order.
+// The results.json fields that sweep.csv tabulates, in column order: for flows runs and for
+// collectives (busbw) runs.
 inline constexpr std::array<std::string_view, 7> kHeadline = {
     "flows_finished", "fct_mean_us", "fct_max_us", "end_us", "drops", "ecn_marks", "pfc_pauses"};
+inline constexpr std::array<std::string_view, 5> kCollectiveHeadline = {
+    "sizes", "avg_busbw_GBps", "max_busbw_GBps", "largest_time_us", "largest_busbw_GBps"};
 
-// The kHeadline values from the "results" object of a results.json (tools/results_json.hpp),
-// as written there. Throws std::runtime_error naming `name` when one is missing.
+// The headline columns of a results.json: kCollectiveHeadline for a collectives run, else
+// kHeadline.
+std::vector<std::string_view> headline_fields(const std::string& results_json);
+
+// Those values from the "results" object of a results.json (tools/results_json.hpp), as
+// written there. Throws std::runtime_error naming `name` when one is missing.
 std::vector<std::string> read_headline(const std::string& results_json, const std::string& name);
 
-// point,<each swept key>,<kHeadline...>: one row per point; rows[i] holds point i's headline.
-std::string sweep_csv(const Sweep& s, const std::vector<std::vector<std::string>>& rows);
+// point,<each swept key>,<fields...>: one row per point; rows[i] holds point i's headline.
+std::string sweep_csv(const Sweep& s, const std::vector<std::string_view>& fields,
+                      const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace fabricsim::tools

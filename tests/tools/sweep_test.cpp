@@ -154,7 +154,9 @@ TEST_CASE("sweep: headline results come from results.json and make one CSV row",
   tools::Sweep s;
   s.keys = {"network.cc", "odd,key"};
   s.points = {{"dcqcn", "a\"b"}};
-  REQUIRE(tools::sweep_csv(s, {row}) ==
+  const std::string json = tools::results_json(sc, r);
+  REQUIRE(tools::headline_fields(json).size() == tools::kHeadline.size());
+  REQUIRE(tools::sweep_csv(s, tools::headline_fields(json), {row}) ==
           "point,network.cc,\"odd,key\",flows_finished,fct_mean_us,fct_max_us,end_us,drops,"
           "ecn_marks,pfc_pauses\n1,dcqcn,\"a\"\"b\",1,2.500000,2.500000,4.000000,3,7,0\n");
 }
@@ -231,4 +233,21 @@ TEST_CASE("sweep end to end: a failing point is reported, the rest run, a re-run
   REQUIRE(bad.status == 1);
   REQUIRE_THAT(bad.text, Catch::Contains("which the sweep varies"));
   REQUIRE(run("sweep scenarios/examples/incast_hpcc.yaml").status == 1);  // no sweep: section
+}
+
+TEST_CASE("sweep tabulates a collectives scenario by bus bandwidth", "[sweep][cli]") {
+  const fs::path dir = scratch("coll");
+  const Out a = run("sweep tests/data/sweep/busbw.yaml -j 2 --out " + dir.string());
+  REQUIRE(a.status == 0);
+  const std::string csv = slurp(dir / "sweep.csv");
+  REQUIRE_THAT(csv, Catch::StartsWith("point,cluster.nic_link.rate,sizes,avg_busbw_GBps,"
+                                      "max_busbw_GBps,largest_time_us,largest_busbw_GBps\n"));
+  // Faster NICs, more bus bandwidth at the largest size.
+  std::vector<double> largest;
+  std::stringstream ss(csv);
+  std::string line;
+  std::getline(ss, line);
+  while (std::getline(ss, line)) largest.push_back(std::stod(line.substr(line.rfind(',') + 1)));
+  REQUIRE(largest.size() == 2);
+  REQUIRE(largest[1] > 1.5 * largest[0]);
 }
