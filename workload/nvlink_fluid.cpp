@@ -42,18 +42,25 @@ void NvlinkFluid::advance(core::Time now) {
 
 // Water-filling: repeatedly the most contended port (smallest capacity left per unfixed user)
 // fixes the rate of its users; a GPU's egress is resource 2g, its ingress 2g + 1. The switch
-// end of an NVLS transfer is not a constraint.
+// end of an NVLS transfer is not a constraint. Users are listed per resource, so one pass costs
+// O(resources^2 + transfers): it runs on every transfer start and end.
 void NvlinkFluid::reshare() {
   const int resources = 2 * gpus_;
   left_cap_.assign(static_cast<std::size_t>(resources), cap_);
   users_.assign(static_cast<std::size_t>(resources), 0);
   fixed_.assign(active_.size(), 0);
-  auto uses = [](const Transfer& t, int r) {
-    return (t.src >= 0 && r == 2 * t.src) || (t.dst >= 0 && r == 2 * t.dst + 1);
-  };
+  first_.assign(static_cast<std::size_t>(resources) + 1, 0);
   for (const Transfer& t : active_) {
     if (t.src >= 0) ++users_[2 * t.src];
     if (t.dst >= 0) ++users_[2 * t.dst + 1];
+  }
+  for (int r = 0; r < resources; ++r) first_[r + 1] = first_[r] + users_[r];
+  members_.resize(first_[resources]);
+  fill_.assign(first_.begin(), first_.end() - 1);
+  for (std::uint32_t i = 0; i < active_.size(); ++i) {
+    const Transfer& t = active_[i];
+    if (t.src >= 0) members_[fill_[2 * t.src]++] = i;
+    if (t.dst >= 0) members_[fill_[2 * t.dst + 1]++] = i;
   }
   std::size_t unfixed = active_.size();
   while (unfixed > 0) {
@@ -64,9 +71,10 @@ void NvlinkFluid::reshare() {
       const double s = left_cap_[r] / users_[r];
       if (best < 0 || s < share) best = r, share = s;
     }
-    for (std::size_t i = 0; i < active_.size(); ++i) {
+    for (std::uint32_t k = first_[best]; k < first_[best + 1]; ++k) {
+      const std::uint32_t i = members_[k];
+      if (fixed_[i]) continue;
       Transfer& t = active_[i];
-      if (fixed_[i] || !uses(t, best)) continue;
       fixed_[i] = 1;
       --unfixed;
       t.rate = share;

@@ -47,6 +47,7 @@ class NvlinkFluid {
   std::vector<double> left_cap_;
   std::vector<int> users_;
   std::vector<char> fixed_;
+  std::vector<std::uint32_t> first_, fill_, members_;  // per resource: its transfers (CSR)
 };
 
 }  // namespace fabricsim::workload
