@@ -120,7 +120,8 @@ TEST_CASE("every collectives scenario shipped runs its smallest size", "[cli]") 
                         "scenarios/validation/dgx-a100_2node_ib-hdr.yaml",
                         "scenarios/validation/h100_2node_ib-ndr.yaml",
                         "scenarios/validation/h200_2node_roce.yaml",
-                        "scenarios/validation/alps-gh200.yaml"}) {
+                        "scenarios/validation/alps-gh200.yaml",
+                        "scenarios/examples/nic_bandwidth_sweep.yaml"}) {
     CAPTURE(s);
     const Out o = run(std::string("busbw ") + s + " -b 64KiB -e 64KiB -q");
     REQUIRE(o.status == 0);
