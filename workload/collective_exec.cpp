@@ -139,9 +139,8 @@ class Executor final : public net::HostApp {
 
  public:
   Executor(const net::Topology& topo, const Plan& plan, const collectives::RankLayout& layout,
-           const ExecParams& params, const net::NetworkConfig& cfg)
+           const ExecParams& params)
       : topo_(topo), plan_(plan), params_(params) {
-    (void)cfg;
     const std::size_t parts = plan.steps.size();
     if (static_cast<std::size_t>(plan.n_ranks) != layout.ranks.size()) {
       throw std::invalid_argument(fmt::format("the plan has {} ranks, the layout {}",
@@ -177,7 +176,7 @@ class Executor final : public net::HostApp {
       hosts_[part.host].members.push_back(static_cast<std::uint32_t>(p));
       index_steps(part, plan.steps[p]);
     }
-    build_connections(layout);
+    build_connections();
   }
 
   std::vector<net::FlowSpec> flows() const { return flows_; }
@@ -244,7 +243,7 @@ class Executor final : public net::HostApp {
         hs.finished.clear();
         hs.fluid.finish(ctx.now(), hs.finished);
         for (std::uint64_t tag : hs.finished) {
-          fluid_done(ctx, host, static_cast<std::uint32_t>(tag >> 32),
+          fluid_done(ctx, static_cast<std::uint32_t>(tag >> 32),
                      static_cast<std::uint32_t>(tag));
         }
         arm_fluid(ctx, host);
@@ -289,8 +288,7 @@ class Executor final : public net::HostApp {
     return nic_index_[h.nics[static_cast<std::size_t>(rail)]];
   }
 
-  void build_connections(const collectives::RankLayout& layout) {
-    (void)layout;
+  void build_connections() {
     std::map<std::tuple<int, int, int>, std::uint32_t> ids;
     std::map<std::uint32_t, std::vector<Time>> delays;  // by source NIC node
     std::vector<std::vector<std::uint64_t>> messages;   // per flow: message wire sizes
@@ -426,8 +424,7 @@ class Executor final : public net::HostApp {
   }
 
   // A send inside a host is done when its data is in the peer's buffer.
-  void fluid_done(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i) {
-    (void)host;
+  void fluid_done(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
     Conn& c = conns_[parts_[p].conn[i]];
     complete(ctx, p, i);
     ++c.arrived;
@@ -496,7 +493,7 @@ CollectiveResult run_collective(const net::Topology& topo, const net::NetworkCon
       throw std::invalid_argument("host " + h.name + " has GPUs but no GPU link rate");
     }
   }
-  Executor exec(topo, plan, layout, params, cfg);
+  Executor exec(topo, plan, layout, params);
   net::Network network(topo, cfg, exec.flows());
   network.set_app(&exec, params.host_delay);
   exec.add_channels(network);
