@@ -6,7 +6,7 @@
 #include <map>
 #include <queue>
 #include <stdexcept>
-#include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -289,7 +289,9 @@ class Executor final : public net::HostApp {
   }
 
   void build_connections() {
-    std::map<std::tuple<int, int, int>, std::uint32_t> ids;
+    // Connection id by (from, to, channel), packed: looked up once per step.
+    std::unordered_map<std::uint64_t, std::uint32_t> ids;
+    ids.reserve(parts_.size() * 4);
     std::map<std::uint32_t, std::vector<Time>> delays;  // by source NIC node
     std::vector<std::vector<std::uint64_t>> messages;   // per flow: message wire sizes
     for (std::size_t p = 0; p < parts_.size(); ++p) {
@@ -304,7 +306,9 @@ class Executor final : public net::HostApp {
           throw std::invalid_argument(fmt::format("participant {} step {}: no peer {}", p, i,
                                                   s.peer));
         }
-        const auto key = std::make_tuple(from, to, s.channel);
+        const std::uint64_t key = static_cast<std::uint64_t>(from) << 40 |
+                                  static_cast<std::uint64_t>(to) << 16 |
+                                  static_cast<std::uint64_t>(s.channel);
         auto [it, fresh] = ids.try_emplace(key, static_cast<std::uint32_t>(conns_.size()));
         if (fresh) conns_.push_back(new_conn(from, to, s, delays, messages));
         part.conn[i] = it->second;
