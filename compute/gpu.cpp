@@ -9,6 +9,8 @@ const std::vector<GpuSpec>& gpu_catalog() {
   // Figures from ../shared/reference/e2e/gpu_specs.csv (copied with its sources into
   // compute/data/gpu_specs.csv); NVLink per direction = links x 25 GB/s (NVLink 3/4) or
   // 50 GB/s (NVLink 5).
+  // One GPU per row.
+  // clang-format off
   static const std::vector<GpuSpec> kGpus = {
       {"A100-SXM4-40GB", {"A100-40GB"}, GpuArch::Ampere, 312, 40, 1.555, 300, 12, false,
        "NVIDIA A100 datasheet; NVLink 3, 12 links = 600 GB/s bidirectional"},
@@ -27,6 +29,7 @@ const std::vector<GpuSpec>& gpu_catalog() {
        "NVIDIA DGX B200 datasheet as tabulated in stas00/ml-engineering; NVLink 5, 18 links = "
        "1.8 TB/s bidirectional"},
   };
+  // clang-format on
   return kGpus;
 }
 

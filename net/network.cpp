@@ -97,9 +97,9 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
           fs.messages.back() != fs.bytes ||
           std::adjacent_find(fs.messages.begin(), fs.messages.end()) != fs.messages.end() ||
           fs.messages.front() == 0) {
-        throw std::invalid_argument(fmt::format(
-            "flow {}: message ends must increase and the last must equal its {} bytes", f,
-            fs.bytes));
+        throw std::invalid_argument(
+            fmt::format("flow {}: message ends must increase and the last must equal its {} bytes",
+                        f, fs.bytes));
       }
       // Out-of-order placement indexes packets by offset / MTU, which needs MTU-aligned
       // packets; messages of any size break that.

@@ -138,8 +138,7 @@ class Network {
   // starts the queue pair).
   void post(core::Context<Network>& ctx, std::uint32_t flow, std::uint64_t bytes);
   // From a host agent's event: a message to host `to` (a timer when to is this host).
-  void host_send(core::Context<Network>& ctx, std::uint32_t to, core::Time delay,
-                 const AppMsg& m);
+  void host_send(core::Context<Network>& ctx, std::uint32_t to, core::Time delay, const AppMsg& m);
 
  private:
   using Ctx = core::Context<Network>;

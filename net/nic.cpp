@@ -24,8 +24,8 @@ void Network::app_post(Ctx& ctx, std::uint32_t f, std::uint64_t bytes) {
   SendState& s = send_[f];
   s.posted += bytes;
   if (s.posted > flows_[f].bytes) {
-    throw std::logic_error(fmt::format("flow {}: the app posted more than its {} bytes", f,
-                                       flows_[f].bytes));
+    throw std::logic_error(
+        fmt::format("flow {}: the app posted more than its {} bytes", f, flows_[f].bytes));
   }
   if (!s.active) {
     results_[f].start = ctx.now();
@@ -111,7 +111,8 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     s.next_send = now + serialization(out.wire, std::max<Bps>(1, cc::rate(s.cc)));
     // When the window will stop the sender after this packet, ask for an ACK now: with
     // ack_every > 1 the receiver would otherwise wait for packets that never come.
-    out.ack_req = s.snd_nxt >= s.posted || (window && s.snd_nxt - s.snd_una + cfg_.nic.mtu > window);
+    out.ack_req =
+        s.snd_nxt >= s.posted || (window && s.snd_nxt - s.snd_una + cfg_.nic.mtu > window);
     if (s.rto_deadline < 0) {
       s.rto_deadline = now + cfg_.nic.rto;
       arm_rto(ctx, f);

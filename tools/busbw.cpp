@@ -111,13 +111,13 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
 
 std::string busbw_header(const NetScenario& ns) {
   const CollectiveSection& c = *ns.collectives;
-  std::string out = fmt::format("# {} on {} GPUs, {} hosts{}\n", collectives::name(c.op),
-                                gpu_count(ns.topology), ns.topology.hosts.size(),
-                                c.per_rail ? fmt::format(": {} concurrent groups of {} (one per "
-                                                         "local GPU index)",
-                                                         ns.topology.hosts.front().gpus,
-                                                         collective_ranks(ns))
-                                           : "");
+  std::string out =
+      fmt::format("# {} on {} GPUs, {} hosts{}\n", collectives::name(c.op), gpu_count(ns.topology),
+                  ns.topology.hosts.size(),
+                  c.per_rail ? fmt::format(": {} concurrent groups of {} (one per "
+                                           "local GPU index)",
+                                           ns.topology.hosts.front().gpus, collective_ranks(ns))
+                             : "");
   out +=
       "#                                                              out-of-place\n"
       "#       size         count      type   redop    root     time   algbw   busbw #wrong"
@@ -127,11 +127,11 @@ std::string busbw_header(const NetScenario& ns) {
 }
 
 std::string busbw_line(const CollectiveSection& c, const BusbwRow& row) {
-  return fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {:6.2f}  {:6.2f}  {:>5}  {:>6}  {:>5}  {:>2}\n",
-                     row.bytes, row.count, c.dtype, has_redop(c.op) ? "sum" : "none",
-                     has_root(c.op) ? c.root : -1, format_us(row.time_us), row.algbw_gbps,
-                     row.busbw_gbps, "N/A", collectives::name(row.algo),
-                     collectives::name(row.proto), row.channels);
+  return fmt::format(
+      "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {:6.2f}  {:6.2f}  {:>5}  {:>6}  {:>5}  {:>2}\n",
+      row.bytes, row.count, c.dtype, has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1,
+      format_us(row.time_us), row.algbw_gbps, row.busbw_gbps, "N/A", collectives::name(row.algo),
+      collectives::name(row.proto), row.channels);
 }
 
 std::string busbw_footer(const std::vector<BusbwRow>& rows) {

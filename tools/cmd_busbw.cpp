@@ -60,8 +60,7 @@ int cmd_busbw(const std::vector<std::string>& args) {
   unsigned threads = 0, factor = 0, channels = 0;
   bool quiet = false;
   opts.add_options()("help,h", "show this help")(
-      "op", po::value(&op),
-      "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv")(
+      "op", po::value(&op), "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv")(
       "minbytes,b", po::value(&min_bytes), "smallest size, e.g. 8 or 1MiB (nccl-tests -b)")(
       "maxbytes,e", po::value(&max_bytes), "largest size (nccl-tests -e)")(
       "stepfactor,f", po::value(&factor), "multiply the size by this (nccl-tests -f)")(
@@ -98,8 +97,10 @@ int cmd_busbw(const std::vector<std::string>& args) {
   if (threads) sets.push_back("simulation.threads=" + std::to_string(threads));
   const Scenario sc = load_scenario(scenario, sets);
   if (!sc.net || !sc.net->collectives) {
-    std::fprintf(stderr, "error: %s has no collectives: section; add e.g. 'collectives: {op: "
-                 "allreduce}' (and cluster.host.gpu)\n", scenario.c_str());
+    std::fprintf(stderr,
+                 "error: %s has no collectives: section; add e.g. 'collectives: {op: "
+                 "allreduce}' (and cluster.host.gpu)\n",
+                 scenario.c_str());
     return 2;
   }
   return print_busbw(sc, csv, "", quiet);

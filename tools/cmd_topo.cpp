@@ -25,8 +25,8 @@ int cmd_topo(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
                                                  "override a scenario key")(
       "dot", po::value(&dot), "write the topology as a Graphviz file");
-  if (const auto done =
-          parse_scenario_args(args, opts, scenario, "fabricsim topo scenarios/examples/incast_hpcc.yaml"))
+  if (const auto done = parse_scenario_args(args, opts, scenario,
+                                            "fabricsim topo scenarios/examples/incast_hpcc.yaml"))
     return *done;
   const Scenario sc = load_scenario(scenario, sets);
   if (!sc.net) {

@@ -1,8 +1,8 @@
 // `fabricsim validate`: simulated vs measured bus bandwidth for every dataset of the
 // validation manifest, as a table and a CSV (tools/plot validate draws it).
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
-#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -23,9 +23,9 @@ int cmd_validate(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim validate [options]");
   std::string manifest = "scenarios/validation/manifest.yaml", csv, max_bytes;
   std::vector<std::string> only;
-  opts.add_options()("help,h", "show this help")(
-      "manifest", po::value(&manifest), "datasets and their scenarios (default: " 
-      "scenarios/validation/manifest.yaml)")(
+  opts.add_options()("help,h", "show this help")("manifest", po::value(&manifest),
+                                                 "datasets and their scenarios (default: "
+                                                 "scenarios/validation/manifest.yaml)")(
       "dataset", po::value(&only)->composing(), "only this dataset (repeatable)")(
       "max-bytes", po::value(&max_bytes), "skip measured sizes above this, e.g. 1GiB")(
       "csv", po::value(&csv), "write every row to this CSV");
@@ -61,7 +61,9 @@ int cmd_validate(const std::vector<std::string>& args) {
     ++total;
     std::printf("%-58s %5d %5zu %9s %9s  %s\n", e.dataset.c_str(), r.ranks, r.rows.size(),
                 pct(r.median_error_1m).c_str(), pct(r.max_error_64k).c_str(),
-                ok ? "met" : e.gap.empty() ? "MISSED" : "missed (known gap, see manifest)");
+                ok              ? "met"
+                : e.gap.empty() ? "MISSED"
+                                : "missed (known gap, see manifest)");
     std::fflush(stdout);
   }
   std::printf("%d of %d datasets meet the bar\n", met, total);

@@ -167,7 +167,8 @@ Scenario parse(const std::string& text, ParseContext& ctx,
     return sc;
   }
   if (!top.has("cluster")) {
-    top.fail_key("cluster", coll ? "is required for collectives" : "is required for a flows workload");
+    top.fail_key("cluster",
+                 coll ? "is required for collectives" : "is required for a flows workload");
   }
   NetScenario net;
   net.topology = read_cluster(top.sub("cluster"));
@@ -239,10 +240,11 @@ std::string describe(const Scenario& sc) {
   if (n.collectives) {
     std::uint32_t gpus = 0;
     for (const net::Host& h : n.topology.hosts) gpus += h.gpus;
-    work = fmt::format("collectives: {} on {} GPUs ({}), {} to {}, algo {}, proto {}\n",
-                       value("collectives.op"), gpus, value("cluster.host.gpu"),
-                       format_bytes(n.collectives->min_bytes), format_bytes(n.collectives->max_bytes),
-                       value("collectives.algo"), value("collectives.proto"));
+    work =
+        fmt::format("collectives: {} on {} GPUs ({}), {} to {}, algo {}, proto {}\n",
+                    value("collectives.op"), gpus, value("cluster.host.gpu"),
+                    format_bytes(n.collectives->min_bytes), format_bytes(n.collectives->max_bytes),
+                    value("collectives.algo"), value("collectives.proto"));
   }
   return fmt::format(
       "cluster: {}, {} hosts, {} NICs, {} switch{}, {} links\n"

@@ -17,8 +17,8 @@ struct Dtype {
   std::uint32_t size;
 };
 // nccl-tests' type names (src/common.cu test_typenames) and their sizes.
-constexpr Dtype kDtypes[] = {{"int8", 1},   {"uint8", 1},  {"int32", 4},    {"uint32", 4},
-                             {"int64", 8},  {"uint64", 8}, {"half", 2},     {"float", 4},
+constexpr Dtype kDtypes[] = {{"int8", 1},   {"uint8", 1},    {"int32", 4},  {"uint32", 4},
+                             {"int64", 8},  {"uint64", 8},   {"half", 2},   {"float", 4},
                              {"double", 8}, {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
 
 collectives::Op parse_op(const std::string& s) {
@@ -69,9 +69,9 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
 
   using collectives::Algo;
   using collectives::Proto;
-  s.op = parse_op(c.choice("op", "allreduce",
-                           {"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
-                            "alltoall", "sendrecv"}));
+  s.op = parse_op(c.choice(
+      "op", "allreduce",
+      {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"}));
   const std::string algo = c.choice("algo", "auto", {"auto", "ring", "tree", "nvls", "p2p"});
   s.algo = algo == "ring"   ? Algo::Ring
            : algo == "tree" ? Algo::Tree
@@ -103,8 +103,8 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   s.min_bytes = c.bytes("min_bytes", s.min_bytes, 1, 1ULL << 40);
   s.max_bytes = c.bytes("max_bytes", s.max_bytes, 1, 1ULL << 40);
   if (s.max_bytes < s.min_bytes) {
-    c.fail_key("max_bytes", fmt::format("({} B) is below min_bytes ({} B)", s.max_bytes,
-                                        s.min_bytes));
+    c.fail_key("max_bytes",
+               fmt::format("({} B) is below min_bytes ({} B)", s.max_bytes, s.min_bytes));
   }
   s.step_factor = c.uint("step_factor", s.step_factor, 2, 1024);
   s.dtype = c.choice("dtype", "float",
@@ -125,14 +125,14 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   hw.max_channels =
       static_cast<int>(c.uint("max_channels", def_channels, 1, collectives::kMaxChannels));
   if (s.channels > hw.max_channels) {
-    c.fail_key("channels", fmt::format("({}) exceeds max_channels ({})", s.channels,
-                                       hw.max_channels));
+    c.fail_key("channels",
+               fmt::format("({}) exceeds max_channels ({})", s.channels, hw.max_channels));
   }
   s.exec.nvlink_efficiency =
       c.real("nvlink_efficiency", compute::nvlink_efficiency(gpu.arch), 0, 1, true);
   // NCCL's nvlsEfficiency: Hopper 0.85, Blackwell 0.74 (src/graph/tuning.cc; nccl-facts.md §4).
-  s.exec.nvls_efficiency = c.real(
-      "nvls_efficiency", gpu.arch == compute::GpuArch::Blackwell ? 0.74 : 0.85, 0, 1, true);
+  s.exec.nvls_efficiency =
+      c.real("nvls_efficiency", gpu.arch == compute::GpuArch::Blackwell ? 0.74 : 0.85, 0, 1, true);
   s.exec.latencies = c.boolean("latencies", true);
   if (c.has("step_latency")) s.exec.fixed_step_latency = c.time("step_latency", std::nullopt, 0);
   s.exec.host_delay = c.time("host_delay", s.exec.host_delay, 1);
@@ -145,9 +145,9 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   const std::string nvls = c.choice("nvls", "auto", {"auto", "on", "off"});
   const bool can_nvls = gpu.nvls && host.intra == net::IntraHost::kNvSwitch;
   if (nvls == "on" && !can_nvls) {
-    c.fail_key("nvls", fmt::format("needs a GPU on an NVSwitch with NVLink SHARP; {} {} has none",
-                                   gpu.name,
-                                   host.intra == net::IntraHost::kPcie ? "over PCIe" : "here"));
+    c.fail_key("nvls",
+               fmt::format("needs a GPU on an NVSwitch with NVLink SHARP; {} {} has none", gpu.name,
+                           host.intra == net::IntraHost::kPcie ? "over PCIe" : "here"));
   }
   hw.nvls = nvls == "on" || (nvls == "auto" && can_nvls);
   return s;

@@ -61,7 +61,8 @@ collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
     for (int r = 0; r < p.n_ranks; ++r) {
       const int global = map[static_cast<std::size_t>(r)];
       if (global < 0 || global >= n_ranks || used[static_cast<std::size_t>(global)]++) {
-        throw std::invalid_argument(fmt::format("merge_plans: rank {} is in no or two groups", global));
+        throw std::invalid_argument(
+            fmt::format("merge_plans: rank {} is in no or two groups", global));
       }
       std::vector<Step>& dst = out.steps[static_cast<std::size_t>(global)];
       dst = p.steps[static_cast<std::size_t>(r)];
@@ -82,10 +83,10 @@ enum Msg : std::uint32_t { kBegin, kLaunch, kCredit, kFluidTimer };
 
 struct Participant {
   int host = 0;
-  int local = kSwitchEnd;  // GPU index in its host; kSwitchEnd for an NVSwitch agent
-  std::vector<std::uint32_t> pending;            // per step: dependencies not yet done
-  std::vector<std::uint32_t> next_off, next;     // per step: the steps that depend on it (CSR)
-  std::vector<std::uint32_t> conn;               // per step
+  int local = kSwitchEnd;              // GPU index in its host; kSwitchEnd for an NVSwitch agent
+  std::vector<std::uint32_t> pending;  // per step: dependencies not yet done
+  std::vector<std::uint32_t> next_off, next;  // per step: the steps that depend on it (CSR)
+  std::vector<std::uint32_t> conn;            // per step
   std::uint32_t done = 0;
   Time last = 0;
 };
@@ -143,8 +144,8 @@ class Executor final : public net::HostApp {
       : topo_(topo), plan_(plan), params_(params) {
     const std::size_t parts = plan.steps.size();
     if (static_cast<std::size_t>(plan.n_ranks) != layout.ranks.size()) {
-      throw std::invalid_argument(fmt::format("the plan has {} ranks, the layout {}",
-                                              plan.n_ranks, layout.ranks.size()));
+      throw std::invalid_argument(
+          fmt::format("the plan has {} ranks, the layout {}", plan.n_ranks, layout.ranks.size()));
     }
     for (const net::Host& h : topo.hosts) {
       const double cap = static_cast<double>(h.gpu_link_rate) / 8.0 * params.nvlink_efficiency /
@@ -164,8 +165,10 @@ class Executor final : public net::HostApp {
         part.host = plan.switch_host.at(p - static_cast<std::size_t>(plan.n_ranks));
       }
       if (part.host < 0 || static_cast<std::size_t>(part.host) >= topo.hosts.size()) {
-        throw std::invalid_argument(fmt::format("participant {} is on host {}, which the "
-                                                "topology does not have", p, part.host));
+        throw std::invalid_argument(
+            fmt::format("participant {} is on host {}, which the "
+                        "topology does not have",
+                        p, part.host));
       }
       if (part.local != kSwitchEnd &&
           static_cast<std::uint32_t>(part.local) >= topo.hosts[part.host].gpus) {
@@ -194,9 +197,9 @@ class Executor final : public net::HostApp {
     for (std::size_t p = 0; p < parts_.size(); ++p) {
       const Participant& part = parts_[p];
       if (part.done != plan_.steps[p].size()) {
-        throw std::runtime_error(fmt::format(
-            "the collective stalled: participant {} completed {} of its {} steps", p, part.done,
-            plan_.steps[p].size()));
+        throw std::runtime_error(
+            fmt::format("the collective stalled: participant {} completed {} of its {} steps", p,
+                        part.done, plan_.steps[p].size()));
       }
       r.time = std::max(r.time, part.last);
       r.steps += part.done;
@@ -243,8 +246,7 @@ class Executor final : public net::HostApp {
         hs.finished.clear();
         hs.fluid.finish(ctx.now(), hs.finished);
         for (std::uint64_t tag : hs.finished) {
-          fluid_done(ctx, static_cast<std::uint32_t>(tag >> 32),
-                     static_cast<std::uint32_t>(tag));
+          fluid_done(ctx, static_cast<std::uint32_t>(tag >> 32), static_cast<std::uint32_t>(tag));
         }
         arm_fluid(ctx, host);
         break;
@@ -282,8 +284,8 @@ class Executor final : public net::HostApp {
   std::uint32_t nic_of(int host, int rail) const {
     const net::Host& h = topo_.hosts[static_cast<std::size_t>(host)];
     if (rail < 0 || static_cast<std::size_t>(rail) >= h.nics.size()) {
-      throw std::invalid_argument(fmt::format("host {} has no NIC {} (it has {})", h.name, rail,
-                                              h.nics.size()));
+      throw std::invalid_argument(
+          fmt::format("host {} has no NIC {} (it has {})", h.name, rail, h.nics.size()));
     }
     return nic_index_[h.nics[static_cast<std::size_t>(rail)]];
   }
@@ -303,8 +305,8 @@ class Executor final : public net::HostApp {
         const int from = s.dir == Dir::Send ? static_cast<int>(p) : s.peer;
         const int to = s.dir == Dir::Send ? s.peer : static_cast<int>(p);
         if (s.peer < 0 || static_cast<std::size_t>(s.peer) >= parts_.size()) {
-          throw std::invalid_argument(fmt::format("participant {} step {}: no peer {}", p, i,
-                                                  s.peer));
+          throw std::invalid_argument(
+              fmt::format("participant {} step {}: no peer {}", p, i, s.peer));
         }
         const std::uint64_t key = static_cast<std::uint64_t>(from) << 40 |
                                   static_cast<std::uint64_t>(to) << 16 |
@@ -351,9 +353,8 @@ class Executor final : public net::HostApp {
     }
     if (!c.net) return c;
     if (s.rail == collectives::kNoRail) {
-      throw std::invalid_argument(fmt::format(
-          "a step between hosts {} and {} names no NIC rail", topo_.hosts[hf].name,
-          topo_.hosts[ht].name));
+      throw std::invalid_argument(fmt::format("a step between hosts {} and {} names no NIC rail",
+                                              topo_.hosts[hf].name, topo_.hosts[ht].name));
     }
     net::FlowSpec fs;
     fs.src_nic = nic_of(hf, s.rail);
@@ -368,8 +369,8 @@ class Executor final : public net::HostApp {
     const Time path = it->second[topo_.nics[fs.dst_nic]];
     // The slot release is an RDMA write back to the sender: NIC to NIC plus both host hops.
     c.credit_delay = path + 2 * params_.host_delay;
-    const std::pair<std::uint32_t, std::uint32_t> pair{static_cast<std::uint32_t>(std::min(hf, ht)),
-                                                       static_cast<std::uint32_t>(std::max(hf, ht))};
+    const std::pair<std::uint32_t, std::uint32_t> pair{
+        static_cast<std::uint32_t>(std::min(hf, ht)), static_cast<std::uint32_t>(std::max(hf, ht))};
     auto [hp, fresh] = host_pairs_.try_emplace(pair, c.credit_delay);
     if (!fresh) hp->second = std::min(hp->second, c.credit_delay);
     return c;

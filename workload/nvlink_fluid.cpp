@@ -24,9 +24,8 @@ void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint6
 void NvlinkFluid::finish(core::Time now, std::vector<std::uint64_t>& done) {
   advance(now);
   // Complete within half a picosecond of transfer: the finish time was rounded up to whole ps.
-  const auto it = std::stable_partition(active_.begin(), active_.end(), [](const Transfer& t) {
-    return t.left > t.rate * 0.5;
-  });
+  const auto it = std::stable_partition(active_.begin(), active_.end(),
+                                        [](const Transfer& t) { return t.left > t.rate * 0.5; });
   if (it == active_.end()) return;
   for (auto j = it; j != active_.end(); ++j) done.push_back(j->tag);
   active_.erase(it, active_.end());

@@ -24,11 +24,11 @@ enum class NodeKind : std::uint8_t { kNic, kSwitch };
 
 struct Node {
   NodeKind kind = NodeKind::kSwitch;
-  std::string name;            // "host3.nic1", "leaf2", "spine0": used in every error message
-  std::vector<LinkId> ports;   // port p of this node is attached to links[ports[p]]
-  std::uint32_t host = 0;      // NICs: index into Topology::hosts
-  std::uint8_t tier = 0;       // switches: 0 = leaf/ToR, 1 = spine/aggregation, 2 = core
-  std::uint32_t group = 0;     // switches: pod / rail / dragonfly group; NICs: rail (NIC index)
+  std::string name;           // "host3.nic1", "leaf2", "spine0": used in every error message
+  std::vector<LinkId> ports;  // port p of this node is attached to links[ports[p]]
+  std::uint32_t host = 0;     // NICs: index into Topology::hosts
+  std::uint8_t tier = 0;      // switches: 0 = leaf/ToR, 1 = spine/aggregation, 2 = core
+  std::uint32_t group = 0;    // switches: pod / rail / dragonfly group; NICs: rail (NIC index)
 };
 
 // A full-duplex link; each direction has the same rate and delay.
@@ -44,7 +44,7 @@ enum class IntraHost : std::uint8_t { kNvSwitch, kPcie };
 struct Host {
   std::string name;
   std::uint32_t gpus = 0;
-  std::string gpu;  // GPU model name as the scenario gave it
+  std::string gpu;                        // GPU model name as the scenario gave it
   std::vector<NodeId> nics;               // network node of each NIC
   std::vector<std::uint32_t> gpu_to_nic;  // per GPU: index into nics
   IntraHost intra = IntraHost::kNvSwitch;

@@ -116,7 +116,10 @@ TEST_CASE("a communicator of one GPU per host crosses hosts on that GPU's own NI
   const Hosts hosts = group_hosts(layout);
   REQUIRE(hosts.rails == 1);
   REQUIRE(hosts.rail_nics == std::vector<int>{3});
-  Call call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::Ring, .proto = Proto::Simple,
+  Call call{.op = Op::AllReduce,
+            .bytes = 1 << 20,
+            .algo = Algo::Ring,
+            .proto = Proto::Simple,
             .channels = 4};
   const Plan plan = make_plan(call, layout);
   int inter = 0;

@@ -21,8 +21,8 @@ TEST_CASE("simulated bus bandwidth matches the real measurements", "[accuracy]")
       // A gap that closed: the manifest should say so, so that the bar guards it from now on.
       FAIL_CHECK(e.dataset << " now meets the bar: remove its 'gap' from the manifest");
     } else {
-      WARN(e.dataset << ": median " << 100 * r.median_error_1m << "%, max "
-                     << 100 * r.max_error_64k << "% (known gap: " << e.gap << ")");
+      WARN(e.dataset << ": median " << 100 * r.median_error_1m << "%, max " << 100 * r.max_error_64k
+                     << "% (known gap: " << e.gap << ")");
     }
     met += meets_bar(r);
   }

@@ -115,13 +115,12 @@ TEST_CASE("fabricsim busbw prints nccl-tests' table, the same for every thread c
 }
 
 TEST_CASE("every collectives scenario shipped runs its smallest size", "[cli]") {
-  for (const char* s : {"scenarios/quickstart.yaml", "scenarios/validation/h100-sxm5_1node.yaml",
-                        "scenarios/validation/a100-sxm4_1node.yaml",
-                        "scenarios/validation/dgx-a100_2node_ib-hdr.yaml",
-                        "scenarios/validation/h100_2node_ib-ndr.yaml",
-                        "scenarios/validation/h200_2node_roce.yaml",
-                        "scenarios/validation/alps-gh200.yaml",
-                        "scenarios/examples/nic_bandwidth_sweep.yaml"}) {
+  for (const char* s :
+       {"scenarios/quickstart.yaml", "scenarios/validation/h100-sxm5_1node.yaml",
+        "scenarios/validation/a100-sxm4_1node.yaml",
+        "scenarios/validation/dgx-a100_2node_ib-hdr.yaml",
+        "scenarios/validation/h100_2node_ib-ndr.yaml", "scenarios/validation/h200_2node_roce.yaml",
+        "scenarios/validation/alps-gh200.yaml", "scenarios/examples/nic_bandwidth_sweep.yaml"}) {
     CAPTURE(s);
     const Out o = run(std::string("busbw ") + s + " -b 64KiB -e 64KiB -q");
     REQUIRE(o.status == 0);
@@ -130,8 +129,9 @@ TEST_CASE("every collectives scenario shipped runs its smallest size", "[cli]") 
 }
 
 TEST_CASE("fabricsim validate runs one dataset and writes its CSV", "[cli]") {
-  const Out v = run("validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-ring --csv "
-                    "build/cli_test_out/validate.csv");
+  const Out v =
+      run("validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-ring --csv "
+          "build/cli_test_out/validate.csv");
   REQUIRE(v.status == 0);
   REQUIRE_THAT(v.text, Catch::Contains("allreduce_h100-sxm5_4gpu_nvswitch_algo-ring"));
   REQUIRE_THAT(v.text, Catch::Contains("1 of 1 datasets meet the bar"));

@@ -28,8 +28,11 @@ TEST_CASE("golden: SimAI cases S1, S2 and a small S4", "[golden]") {
   const Golden cases[] = {
       {"scenarios/bench/simai_s1.yaml", {}, 16ULL << 20, 206333876, 3586},
       {"scenarios/bench/simai_s2.yaml", {}, 16ULL << 20, 326152000, 73370},
-      {"scenarios/bench/simai_s4.yaml", {"cluster.hosts=4", "cluster.hosts_per_group=4"},
-       4ULL << 20, 518470400, 192776},
+      {"scenarios/bench/simai_s4.yaml",
+       {"cluster.hosts=4", "cluster.hosts_per_group=4"},
+       4ULL << 20,
+       518470400,
+       192776},
   };
   for (const Golden& g : cases) {
     CAPTURE(g.scenario);
@@ -48,9 +51,9 @@ TEST_CASE("golden: SimAI cases S1, S2 and a small S4", "[golden]") {
 TEST_CASE("golden: the incast examples", "[golden]") {
   for (const auto& [path, end_ps, events] :
        {std::tuple<const char*, core::Time, std::uint64_t>{"scenarios/examples/incast_hpcc.yaml",
-                                                          2872994110, 128534},
+                                                           2872994110, 128534},
         std::tuple<const char*, core::Time, std::uint64_t>{"scenarios/examples/incast_dcqcn.yaml",
-                                                          6443484639, 70992}}) {
+                                                           6443484639, 70992}}) {
     CAPTURE(path);
     const Scenario sc = load_scenario(path);
     net::Network network(sc.net->topology, sc.net->network, sc.net->flows);

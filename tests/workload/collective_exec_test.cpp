@@ -60,7 +60,8 @@ double seconds(core::Time t) {
 
 }  // namespace
 
-TEST_CASE("a large ring all-reduce in one host is bound by each GPU's usable NVLink", "[workload]") {
+TEST_CASE("a large ring all-reduce in one host is bound by each GPU's usable NVLink",
+          "[workload]") {
   const net::Topology topo = hosts(1, 8);
   const std::uint64_t bytes = 256ULL << 20;
   const Outcome o = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
@@ -112,8 +113,7 @@ TEST_CASE("every collective completes on two 4-GPU hosts", "[workload]") {
   REQUIRE(tree.r.time > 0);
 }
 
-TEST_CASE("LL doubles the wire bytes and is slower than Simple for large messages",
-          "[workload]") {
+TEST_CASE("LL doubles the wire bytes and is slower than Simple for large messages", "[workload]") {
   const net::Topology topo = hosts(1, 4);
   const std::uint64_t bytes = 64ULL << 20;
   const Outcome simple = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
@@ -139,8 +139,7 @@ TEST_CASE("NVLS beats the ring on one H100 host", "[workload]") {
   const net::Topology topo = hosts(1, 8);
   const std::uint64_t bytes = 1ULL << 30;
   const Outcome ring = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
-  const Outcome nvls =
-      run(topo, Op::AllReduce, bytes, Algo::Nvls, Proto::Simple, {}, {}, true);
+  const Outcome nvls = run(topo, Op::AllReduce, bytes, Algo::Nvls, Proto::Simple, {}, {}, true);
   REQUIRE(nvls.r.time < ring.r.time);
 }
 
