@@ -129,6 +129,10 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
 NetworkResult Network::run(const RunOptions& opt) {
   if (ran_) throw std::logic_error("a Network runs once; build a new one for another run");
   ran_ = true;
+  if (!app_ && std::any_of(flows_.begin(), flows_.end(),
+                           [](const FlowSpec& f) { return !f.messages.empty(); })) {
+    throw std::invalid_argument("flows with messages need a HostApp (set_app) to post them");
+  }
   core::SimConfig sc;
   const std::size_t hosts = app_ ? topo_.hosts.size() : 0;
   sc.nodes = static_cast<std::uint32_t>(topo_.nodes.size() + hosts);

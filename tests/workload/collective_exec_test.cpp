@@ -161,3 +161,28 @@ TEST_CASE("collective results are identical for every thread count and partition
     }
   }
 }
+
+TEST_CASE("app flows without an app, and plans that do not fit the cluster, are refused",
+          "[workload]") {
+  const net::Topology topo = hosts(2, 1);
+  net::FlowSpec f;
+  f.src_nic = 0;
+  f.dst_nic = 1;
+  f.bytes = 100;
+  f.messages = {40, 100};
+  net::Network orphan(topo, config(), {f});
+  REQUIRE_THROWS_WITH(orphan.run({}), Catch::Contains("need a HostApp"));
+  f.messages = {60, 50};
+  REQUIRE_THROWS_WITH(net::Network(topo, config(), {f}), Catch::Contains("must increase"));
+
+  // A plan for 4 ranks on a cluster of 2 GPUs.
+  collectives::Hardware hw;
+  collectives::RankLayout four = rank_layout(hosts(4, 1), hw);
+  collectives::Call call;
+  call.bytes = 1 << 20;
+  call.algo = Algo::Ring;
+  call.proto = Proto::Simple;
+  const collectives::Plan plan = collectives::make_plan(call, four);
+  REQUIRE_THROWS_WITH(run_collective(topo, config(), plan, four, {}, {}),
+                      Catch::Contains("host"));
+}
