@@ -69,8 +69,14 @@ std::uint32_t PlanBuilder::add(int rank, Step step, std::span<const std::uint32_
       static_cast<std::uint64_t>(step.channel) << 1 | (step.dir == Dir::Recv ? 1u : 0u);
   Conn& conn = conns_[key];
   step.seq = conn.next_seq++;
-  step.deps.assign(deps.begin(), deps.end());
-  if (conn.last >= 0) step.deps.push_back(static_cast<std::uint32_t>(conn.last));
+  if (conn.last >= 0) {
+    std::vector<std::uint32_t>& all = scratch_;
+    all.assign(deps.begin(), deps.end());
+    all.push_back(static_cast<std::uint32_t>(conn.last));
+    step.deps.assign(all);
+  } else {
+    step.deps.assign(deps);
+  }
   conn.last = index;
   list.push_back(std::move(step));
   return index;

@@ -56,6 +56,7 @@ class PlanBuilder {
   };
   // Keyed by (self, peer, channel, dir) packed into 64 bits: looked up once per step.
   std::unordered_map<std::uint64_t, Conn> conns_;
+  std::vector<std::uint32_t> scratch_;  // a step's dependencies while it is added
 };
 
 }  // namespace fabricsim::collectives

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "collectives/call.hpp"
+#include "collectives/deps.hpp"
 
 namespace fabricsim::collectives {
 
@@ -41,7 +42,7 @@ struct Step {
   // Between hosts: the NIC rail both ends use (the channel's rail). If it is not the sender's
   // own NIC the executor forwards over NVLink first (PXN). kNoRail inside a host.
   int rail = kNoRail;
-  std::vector<std::uint32_t> deps;
+  Deps deps;
 };
 
 // A piece of the user buffer that travels as one unit.
