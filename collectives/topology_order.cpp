@@ -13,7 +13,6 @@ Hosts group_hosts(const RankLayout& layout) {
   }
   Hosts hosts;
   hosts.host_index.resize(layout.ranks.size());
-  hosts.rails = 0;
   for (auto& [id, ranks] : by_host) {
     std::sort(ranks.begin(), ranks.end(),
               [&](int a, int b) { return layout.ranks[a].local < layout.ranks[b].local; });
@@ -23,19 +22,16 @@ Hosts group_hosts(const RankLayout& layout) {
       nics.insert(layout.ranks[r].nic);
     }
     const int n = static_cast<int>(nics.size());
-    if (hosts.rails == 0 || n < hosts.rails) {
-      hosts.rails = n;
+    if (hosts.rail_nics.empty() || n < hosts.rails())
       hosts.rail_nics.assign(nics.begin(), nics.end());
-    }
     hosts.ranks.push_back(std::move(ranks));
   }
-  hosts.rails = std::max(hosts.rails, 1);
   if (hosts.rail_nics.empty()) hosts.rail_nics.push_back(0);
   return hosts;
 }
 
 int channel_rail(const Hosts& hosts, int channel) {
-  return hosts.rail_nics[static_cast<std::size_t>(channel % hosts.rails)];
+  return hosts.rail_nics[static_cast<std::size_t>(channel % hosts.rails())];
 }
 
 std::vector<int> host_chain(const Hosts& hosts, const RankLayout& layout, int host, int channel) {

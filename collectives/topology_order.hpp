@@ -12,10 +12,10 @@ namespace fabricsim::collectives {
 struct Hosts {
   std::vector<std::vector<int>> ranks;  // per host (ascending host id): ranks by local index
   std::vector<int> host_index;          // per rank: its position in `ranks`
-  int rails = 1;                        // NIC rails every host has (fewest distinct NICs)
-  // Those rails' NIC indices (a communicator of one GPU per host uses that GPU's NIC, not
-  // NIC 0), ascending.
+  // The NIC rails every host has (those of the host with the fewest distinct NICs), as NIC
+  // indices, ascending: a communicator of one GPU per host uses that GPU's NIC, not NIC 0.
   std::vector<int> rail_nics;
+  int rails() const { return static_cast<int>(rail_nics.size()); }
 };
 
 Hosts group_hosts(const RankLayout& layout);

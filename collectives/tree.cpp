@@ -44,7 +44,7 @@ int tree_of_channel(const Hosts& hosts, int channels, int c) {
   // channel) gives every rail's NIC both trees, as NCCL does by running both trees on every
   // channel's NIC. A node is interior in one tree and a leaf in the other, so the per-NIC load
   // evens out; with one tree per rail, interior nodes' rails would carry three times the data.
-  const int rails = std::max(hosts.rails, 1);
+  const int rails = hosts.rails();
   return channels >= 2 * rails ? (c / rails) % 2 : c % 2;
 }
 

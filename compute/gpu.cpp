@@ -75,18 +75,4 @@ double nvlink_efficiency(GpuArch arch) {
   return 0.8;
 }
 
-std::string_view arch_name(GpuArch arch) {
-  switch (arch) {
-    case GpuArch::Volta:
-      return "volta";
-    case GpuArch::Ampere:
-      return "ampere";
-    case GpuArch::Hopper:
-      return "hopper";
-    case GpuArch::Blackwell:
-      return "blackwell";
-  }
-  return "?";
-}
-
 }  // namespace fabricsim::compute

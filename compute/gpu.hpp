@@ -34,6 +34,5 @@ std::string gpu_names();
 // GB/s; nccl-facts.md §3) over the link's line rate per direction (25 GB/s NVLink 3 and 4,
 // 50 GB/s NVLink 5): the share of NVLink a collective gets.
 double nvlink_efficiency(GpuArch arch);
-std::string_view arch_name(GpuArch arch);
 
 }  // namespace fabricsim::compute

@@ -105,7 +105,6 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   row.channels = plan.channels;
   row.events = r.net.kernel.events;
   row.wall_s = r.net.kernel.wall_s;
-  row.queue_pairs = r.queue_pairs;
   return row;
 }
 

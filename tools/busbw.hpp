@@ -21,7 +21,6 @@ struct BusbwRow {
   int channels = 0;
   std::uint64_t events = 0;
   double wall_s = 0;  // the kernel's run time for this size
-  std::uint32_t queue_pairs = 0;
 };
 
 // The sizes nccl-tests visits for -b min -e max -f factor, each rounded down to whole

@@ -93,10 +93,11 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
                                          host.name, host.gpus, h.name, h.gpus));
       }
     }
-    gpus = static_cast<std::uint32_t>(topo.hosts.size());  // ranks per group
   }
-  s.root = static_cast<int>(c.uint("root", 0, 0, gpus - 1));
-  s.peer = static_cast<int>(c.uint("peer", gpus > 1 ? 1 : 0, 0, gpus - 1));
+  // Ranks of one collective: every GPU, or one per host in a rail group.
+  const std::uint32_t ranks = s.per_rail ? static_cast<std::uint32_t>(topo.hosts.size()) : gpus;
+  s.root = static_cast<int>(c.uint("root", 0, 0, ranks - 1));
+  s.peer = static_cast<int>(c.uint("peer", ranks > 1 ? 1 : 0, 0, ranks - 1));
   if (s.op == collectives::Op::SendRecv && s.peer == s.root) {
     c.fail_key("peer", fmt::format("is the sender (root {}): send/recv needs two ranks", s.root));
   }

@@ -107,7 +107,7 @@ struct Conn {
 };
 
 struct HostState {
-  explicit HostState(int gpus, double cap) : fluid(std::max(gpus, 1), cap) {}
+  explicit HostState(int gpus, double cap) : fluid(gpus, cap) {}
   NvlinkFluid fluid;
   std::uint64_t fluid_gen = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> work;  // (participant, step) now ready
@@ -150,7 +150,7 @@ class Executor final : public net::HostApp {
     for (const net::Host& h : topo.hosts) {
       const double cap = static_cast<double>(h.gpu_link_rate) / 8.0 * params.nvlink_efficiency /
                          static_cast<double>(core::kSecond);
-      hosts_.emplace_back(static_cast<int>(h.gpus), cap > 0 ? cap : 1e-12);
+      hosts_.emplace_back(static_cast<int>(h.gpus), cap);
     }
     nic_index_.assign(topo.nodes.size(), ~0u);
     for (std::uint32_t i = 0; i < topo.nics.size(); ++i) nic_index_[topo.nics[i]] = i;

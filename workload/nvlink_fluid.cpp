@@ -7,8 +7,8 @@
 namespace fabricsim::workload {
 
 NvlinkFluid::NvlinkFluid(int gpus, double bytes_per_ps) : gpus_(gpus), cap_(bytes_per_ps) {
-  if (gpus <= 0 || !(bytes_per_ps > 0)) {
-    throw std::invalid_argument("NvlinkFluid needs GPUs and a positive capacity");
+  if (gpus < 0 || (gpus > 0 && !(bytes_per_ps > 0))) {
+    throw std::invalid_argument("NvlinkFluid needs a positive capacity for its GPUs");
   }
 }
 

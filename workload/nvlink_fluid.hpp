@@ -17,7 +17,8 @@ inline constexpr int kSwitchEnd = -1;  // a transfer end that is the NVSwitch it
 
 class NvlinkFluid {
  public:
-  // `bytes_per_ps` is each GPU's usable capacity per direction.
+  // `bytes_per_ps` is each GPU's usable capacity per direction (unused when `gpus` is 0: a host
+  // without GPUs takes no transfers).
   NvlinkFluid(int gpus, double bytes_per_ps);
 
   // Starts a transfer at `now`; `tag` comes back from finish().

@@ -16,7 +16,7 @@ TEST_CASE("rings keep a host's GPUs together and cross hosts on the channel's ra
   const RankLayout layout = layout_hosts(32, 8);
   const Hosts hosts = group_hosts(layout);
   REQUIRE(hosts.ranks.size() == 4);
-  REQUIRE(hosts.rails == 8);
+  REQUIRE(hosts.rails() == 8);
   for (int c = 0; c < 16; ++c) {
     const std::vector<int> ring = ring_order(hosts, layout, c);
     REQUIRE(ring.size() == 32);
@@ -35,7 +35,7 @@ TEST_CASE("two GPUs per NIC: a ring enters and leaves a host on the same rail", 
   RankLayout layout;
   for (int r = 0; r < 16; ++r) layout.ranks.push_back({r / 8, r % 8, (r % 8) / 2});
   const Hosts hosts = group_hosts(layout);
-  REQUIRE(hosts.rails == 4);
+  REQUIRE(hosts.rails() == 4);
   for (int c = 0; c < 8; ++c) {
     const std::vector<int> chain = host_chain(hosts, layout, 1, c);
     CHECK(layout.ranks[chain.front()].nic == c % 4);
@@ -114,7 +114,7 @@ TEST_CASE("a communicator of one GPU per host crosses hosts on that GPU's own NI
   RankLayout layout;
   for (int h = 0; h < 4; ++h) layout.ranks.push_back({h, 3, 3});
   const Hosts hosts = group_hosts(layout);
-  REQUIRE(hosts.rails == 1);
+  REQUIRE(hosts.rails() == 1);
   REQUIRE(hosts.rail_nics == std::vector<int>{3});
   Call call{.op = Op::AllReduce,
             .bytes = 1 << 20,
