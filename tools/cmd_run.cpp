@@ -14,6 +14,7 @@
 #include "tools/progress.hpp"
 #include "tools/results_json.hpp"
 #include "tools/scenario.hpp"
+#include "tools/training_report.hpp"
 
 namespace po = boost::program_options;
 
@@ -40,7 +41,7 @@ int cmd_run(const std::vector<std::string>& args) {
       "set", po::value(&sets)->composing(), "override a scenario key: --set simulation.seed=7")(
       "threads", po::value(&threads), "worker threads (overrides simulation.threads)")(
       "out", po::value(&out_dir),
-      "write flows.csv, ports.csv and results.json (collectives: busbw.csv) into this folder");
+      "write flows.csv, ports.csv and results.json (collectives: busbw.csv; training: trace.json) into this folder");
   if (const auto done =
           parse_scenario_args(args, opts, scenario, "fabricsim run scenarios/quickstart.yaml"))
     return *done;
@@ -65,6 +66,7 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
   }
   const NetScenario& ns = *sc.net;
+  if (ns.training) return print_training(sc, out_dir, quiet);
   if (ns.collectives) {
     return print_busbw(sc, out_dir.empty() ? "" : out_dir + "/busbw.csv",
                        out_dir.empty() ? "" : out_dir + "/results.json", quiet);

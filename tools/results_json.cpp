@@ -93,4 +93,26 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
   return out;
 }
 
+std::string results_json(const Scenario& sc, const workload::TrainingReport& r) {
+  std::string out = config_json(sc);
+  double exposed = 0;
+  for (const double e : r.exposed_s) exposed += e;
+  const workload::MemoryEstimate& m = r.memory;
+  out += fmt::format(
+      "\n  }},\n  \"results\": {{\n    \"iteration_s\": {:.6f},\n    \"compute_s\": {:.6f},\n"
+      "    \"exposed_comm_s\": {:.6f},\n    \"exposed_tp_s\": {:.6f},\n"
+      "    \"exposed_pp_s\": {:.6f},\n    \"exposed_dp_s\": {:.6f},\n"
+      "    \"exposed_ep_s\": {:.6f},\n    \"bubble_s\": {:.6f},\n"
+      "    \"tflops_per_gpu\": {:.3f},\n    \"mfu\": {:.5f},\n"
+      "    \"memory_GB\": {:.3f},\n    \"memory_weights_GB\": {:.3f},\n"
+      "    \"memory_gradients_GB\": {:.3f},\n    \"memory_optimizer_GB\": {:.3f},\n"
+      "    \"memory_activations_GB\": {:.3f},\n    \"model_flops\": {:.6e}\n  }}\n}}\n",
+      r.iteration_s, r.compute_s, exposed, r.exposed_s[int(workload::Stream::Tp)],
+      r.exposed_s[int(workload::Stream::PpSend)] + r.exposed_s[int(workload::Stream::PpRecv)],
+      r.exposed_s[int(workload::Stream::Dp)], r.exposed_s[int(workload::Stream::Ep)], r.bubble_s,
+      r.tflops_per_gpu, r.mfu, m.total() / 1e9, m.weights / 1e9, m.gradients / 1e9,
+      m.optimizer / 1e9, m.activations / 1e9, r.dag.model_flops);
+  return out;
+}
+
 }  // namespace fabricsim::tools

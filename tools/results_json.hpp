@@ -8,6 +8,7 @@
 #include "net/network.hpp"
 #include "tools/busbw.hpp"
 #include "tools/scenario.hpp"
+#include "workload/training_run.hpp"
 
 namespace fabricsim::tools {
 
@@ -16,5 +17,7 @@ inline constexpr int kResultsSchema = 1;
 std::string results_json(const Scenario& sc, const net::NetworkResult& r);
 // A collectives (busbw) run: sizes, average and best bus bandwidth, the largest size's figures.
 std::string results_json(const Scenario& sc, const std::vector<BusbwRow>& rows);
+// A training run: iteration time, its breakdown (averages over ranks), throughput, memory.
+std::string results_json(const Scenario& sc, const workload::TrainingReport& r);
 
 }  // namespace fabricsim::tools

@@ -140,21 +140,22 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   const Section top(root, ctx, "");
   // `sweep` belongs to `fabricsim sweep` (tools/sweep.hpp), which reads it on its own; a single
   // run uses the base values.
-  top.only({"simulation", "cluster", "network", "workload", "collectives", "sweep"});
+  top.only({"simulation", "cluster", "network", "workload", "collectives", "training", "sweep"});
   sc.has_sweep = top.has("sweep");
   const Section wl = top.sub("workload");
   wl.only({"phold", "flows"});
   const bool coll = top.has("collectives");
-  const int kinds = int(wl.has("phold")) + int(wl.has("flows")) + int(coll);
+  const bool train = top.has("training");
+  const int kinds = int(wl.has("phold")) + int(wl.has("flows")) + int(coll) + int(train);
   if (kinds != 1) {
     top.fail(wl.present() ? wl.node() : root,
-             kinds > 1 ? "has more than one of workload.phold, workload.flows and collectives: "
-                         "pick one"
+             kinds > 1 ? "has more than one of workload.phold, workload.flows, collectives and "
+                         "training: pick one"
                        : "needs a workload: 'workload.phold' (kernel benchmark), "
-                         "'workload.flows' (a network run) or 'collectives' (a bus bandwidth "
-                         "sweep)");
+                         "'workload.flows' (a network run), 'collectives' (a bus bandwidth "
+                         "sweep) or 'training' (a training iteration)");
   }
-  const bool flows = wl.has("flows") || coll;
+  const bool flows = wl.has("flows") || coll || train;
   // A network run ends when its last flow does, unless the scenario cuts it short.
   sc.simulation =
       read_simulation(top.sub("simulation"), flows ? core::kTimeMax : core::kMillisecond);
@@ -167,14 +168,17 @@ Scenario parse(const std::string& text, ParseContext& ctx,
     return sc;
   }
   if (!top.has("cluster")) {
-    top.fail_key("cluster",
-                 coll ? "is required for collectives" : "is required for a flows workload");
+    top.fail_key("cluster", coll    ? "is required for collectives"
+                            : train ? "is required for training"
+                                    : "is required for a flows workload");
   }
   NetScenario net;
   net.topology = read_cluster(top.sub("cluster"));
   net.network = read_network(top.sub("network"));
   if (coll) {
     net.collectives = read_collectives(top.sub("collectives"), net.topology);
+  } else if (train) {
+    net.training = read_training(top.sub("training"), net.topology);
   } else {
     net.flows = read_flows(wl.sub("flows"), net.topology, sc.simulation.seed);
   }
@@ -245,6 +249,12 @@ std::string describe(const Scenario& sc) {
                     value("collectives.op"), gpus, value("cluster.host.gpu"),
                     format_bytes(n.collectives->min_bytes), format_bytes(n.collectives->max_bytes),
                     value("collectives.algo"), value("collectives.proto"));
+  }
+  if (n.training) {
+    std::uint32_t gpus = 0;
+    for (const net::Host& h : n.topology.hosts) gpus += h.gpus;
+    work = fmt::format("training: {} on {} GPUs ({})\n", n.training->model.name, gpus,
+                       n.training->gpu.name);
   }
   return fmt::format(
       "cluster: {}, {} hosts, {} NICs, {} switch{}, {} links\n"

@@ -12,7 +12,10 @@
 #include "net/config.hpp"
 #include "net/network.hpp"
 #include "net/topology/topology.hpp"
+#include "compute/gpu.hpp"
+#include "compute/kernel_db.hpp"
 #include "workload/collective_exec.hpp"
+#include "workload/training.hpp"
 
 namespace fabricsim::tools {
 
@@ -57,12 +60,23 @@ struct CollectiveSection {
   workload::ExecParams exec;
 };
 
-// A packet-level network run: cluster + network + workload.flows or collectives.
+// The `training` section: one iteration of a model with its parallelism on every GPU.
+struct TrainingSection {
+  workload::ModelSpec model;
+  workload::TrainingConfig config;
+  compute::GpuSpec gpu;
+  compute::KernelDb kernels;
+  collectives::Hardware hw;  // what NCCL's tuning model knows about the cluster
+  workload::ExecParams exec;
+};
+
+// A packet-level network run: cluster + network + workload.flows, collectives or training.
 struct NetScenario {
   net::Topology topology;
   net::NetworkConfig network;
   std::vector<net::FlowSpec> flows;
   std::optional<CollectiveSection> collectives;
+  std::optional<TrainingSection> training;
   net::RunOptions run;
   // Every simulation, cluster, network and workload key with its value, defaults included,
   // in file order: what results.json echoes.

@@ -48,24 +48,65 @@ collectives::Arch arch_of(compute::GpuArch a) {
 
 }  // namespace
 
+compute::GpuSpec cluster_gpu(const Section& c, const net::Topology& topo) {
+  const net::Host& host = topo.hosts.front();
+  for (const net::Host& h : topo.hosts) {
+    if (h.gpus == 0) {
+      c.fail(c.node(), fmt::format("needs GPUs, but host {} has none (cluster.host.gpus)", h.name));
+    }
+  }
+  if (host.gpu.empty()) {
+    c.fail(c.node(), fmt::format("needs the GPU model: add cluster.host.gpu (one of {})",
+                                 compute::gpu_names()));
+  }
+  return *compute::find_gpu(host.gpu);
+}
+
+void read_comm_model(const Section& c, const net::Topology& topo, const compute::GpuSpec& gpu,
+                     collectives::Hardware& hw, workload::ExecParams& exec) {
+  const net::Host& host = topo.hosts.front();
+  hw.arch = arch_of(gpu.arch);
+  hw.intra = host.intra == net::IntraHost::kPcie ? collectives::IntraLink::PCI
+                                                 : collectives::IntraLink::NVLink;
+  // Channels NCCL's graph search finds. A100: 24 ring channels in NCCL logs (nccl-tests issue
+  // #100, "Channel 23/24"); Hopper and later: 16, NCCL's NVLS channel count on SM90 (ring
+  // counts of 16-32 are reported; UNVERIFIED which one a given machine gets).
+  const int def_channels = gpu.arch == compute::GpuArch::Ampere ? 24 : 16;
+  hw.max_channels =
+      static_cast<int>(c.uint("max_channels", def_channels, 1, collectives::kMaxChannels));
+  exec.nvlink_efficiency =
+      c.real("nvlink_efficiency", compute::nvlink_efficiency(gpu.arch), 0, 1, true);
+  // NCCL's nvlsEfficiency: Hopper 0.85, Blackwell 0.74 (src/graph/tuning.cc; nccl-facts.md §4).
+  exec.nvls_efficiency =
+      c.real("nvls_efficiency", gpu.arch == compute::GpuArch::Blackwell ? 0.74 : 0.85, 0, 1, true);
+  exec.latencies = c.boolean("latencies", true);
+  if (c.has("step_latency")) exec.fixed_step_latency = c.time("step_latency", std::nullopt, 0);
+  exec.host_delay = c.time("host_delay", exec.host_delay, 1);
+  // Per-channel bandwidths as NCCL's graph reports them: the usable total over the channels.
+  const double nvlink_gbps =
+      static_cast<double>(host.gpu_link_rate) / 8e9 * exec.nvlink_efficiency;
+  hw.bw_intra_gbps = nvlink_gbps / hw.max_channels;
+  const double nic_gbps = static_cast<double>(topo.link_at(host.nics.front(), 0).rate) / 8e9;
+  hw.bw_inter_gbps = nic_gbps * static_cast<double>(host.nics.size()) / hw.max_channels;
+  const std::string nvls = c.choice("nvls", "auto", {"auto", "on", "off"});
+  const bool can_nvls = gpu.nvls && host.intra == net::IntraHost::kNvSwitch;
+  if (nvls == "on" && !can_nvls) {
+    c.fail_key("nvls",
+               fmt::format("needs a GPU on an NVSwitch with NVLink SHARP; {} {} has none", gpu.name,
+                           host.intra == net::IntraHost::kPcie ? "over PCIe" : "here"));
+  }
+  hw.nvls = nvls == "on" || (nvls == "auto" && can_nvls);
+}
+
 CollectiveSection read_collectives(const Section& c, const net::Topology& topo) {
   c.only({"op", "algo", "proto", "channels", "max_channels", "root", "peer", "min_bytes",
           "max_bytes", "step_factor", "dtype", "nvls", "nvlink_efficiency", "nvls_efficiency",
           "latencies", "step_latency", "host_delay", "groups"});
   CollectiveSection s;
   const net::Host& host = topo.hosts.front();
+  const compute::GpuSpec gpu = cluster_gpu(c, topo);
   std::uint32_t gpus = 0;
-  for (const net::Host& h : topo.hosts) {
-    if (h.gpus == 0) {
-      c.fail(c.node(), fmt::format("needs GPUs, but host {} has none (cluster.host.gpus)", h.name));
-    }
-    gpus += h.gpus;
-  }
-  if (host.gpu.empty()) {
-    c.fail(c.node(), fmt::format("needs the GPU model: add cluster.host.gpu (one of {})",
-                                 compute::gpu_names()));
-  }
-  const compute::GpuSpec gpu = *compute::find_gpu(host.gpu);
+  for (const net::Host& h : topo.hosts) gpus += h.gpus;
 
   using collectives::Algo;
   using collectives::Proto;
@@ -115,42 +156,11 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
     if (d.name == s.dtype) s.type_size = d.size;
   }
 
-  collectives::Hardware& hw = s.hw;
-  hw.arch = arch_of(gpu.arch);
-  hw.intra = host.intra == net::IntraHost::kPcie ? collectives::IntraLink::PCI
-                                                 : collectives::IntraLink::NVLink;
-  // Channels NCCL's graph search finds. A100: 24 ring channels in NCCL logs (nccl-tests issue
-  // #100, "Channel 23/24"); Hopper and later: 16, NCCL's NVLS channel count on SM90 (ring
-  // counts of 16-32 are reported; UNVERIFIED which one a given machine gets).
-  const int def_channels = gpu.arch == compute::GpuArch::Ampere ? 24 : 16;
-  hw.max_channels =
-      static_cast<int>(c.uint("max_channels", def_channels, 1, collectives::kMaxChannels));
-  if (s.channels > hw.max_channels) {
+  read_comm_model(c, topo, gpu, s.hw, s.exec);
+  if (s.channels > s.hw.max_channels) {
     c.fail_key("channels",
-               fmt::format("({}) exceeds max_channels ({})", s.channels, hw.max_channels));
+               fmt::format("({}) exceeds max_channels ({})", s.channels, s.hw.max_channels));
   }
-  s.exec.nvlink_efficiency =
-      c.real("nvlink_efficiency", compute::nvlink_efficiency(gpu.arch), 0, 1, true);
-  // NCCL's nvlsEfficiency: Hopper 0.85, Blackwell 0.74 (src/graph/tuning.cc; nccl-facts.md §4).
-  s.exec.nvls_efficiency =
-      c.real("nvls_efficiency", gpu.arch == compute::GpuArch::Blackwell ? 0.74 : 0.85, 0, 1, true);
-  s.exec.latencies = c.boolean("latencies", true);
-  if (c.has("step_latency")) s.exec.fixed_step_latency = c.time("step_latency", std::nullopt, 0);
-  s.exec.host_delay = c.time("host_delay", s.exec.host_delay, 1);
-  // Per-channel bandwidths as NCCL's graph reports them: the usable total over the channels.
-  const double nvlink_gbps =
-      static_cast<double>(host.gpu_link_rate) / 8e9 * s.exec.nvlink_efficiency;
-  hw.bw_intra_gbps = nvlink_gbps / hw.max_channels;
-  const double nic_gbps = static_cast<double>(topo.link_at(host.nics.front(), 0).rate) / 8e9;
-  hw.bw_inter_gbps = nic_gbps * static_cast<double>(host.nics.size()) / hw.max_channels;
-  const std::string nvls = c.choice("nvls", "auto", {"auto", "on", "off"});
-  const bool can_nvls = gpu.nvls && host.intra == net::IntraHost::kNvSwitch;
-  if (nvls == "on" && !can_nvls) {
-    c.fail_key("nvls",
-               fmt::format("needs a GPU on an NVSwitch with NVLink SHARP; {} {} has none", gpu.name,
-                           host.intra == net::IntraHost::kPcie ? "over PCIe" : "here"));
-  }
-  hw.nvls = nvls == "on" || (nvls == "auto" && can_nvls);
   return s;
 }
 

@@ -23,4 +23,15 @@ std::vector<net::FlowSpec> read_flows(const Section& flows, const net::Topology&
 // `collectives` on `topo` (every GPU a rank).
 CollectiveSection read_collectives(const Section& coll, const net::Topology& topo);
 
+// The cluster's GPU model; `s` names the section that needs it in errors.
+compute::GpuSpec cluster_gpu(const Section& s, const net::Topology& topo);
+
+// Keys shared by `collectives` and `training`: what NCCL's tuning model and the collective
+// executor know about the hardware (max_channels, nvls, efficiencies, latencies, host_delay).
+void read_comm_model(const Section& s, const net::Topology& topo, const compute::GpuSpec& gpu,
+                     collectives::Hardware& hw, workload::ExecParams& exec);
+
+// `training` on `topo` (every GPU a rank).
+TrainingSection read_training(const Section& training, const net::Topology& topo);
+
 }  // namespace fabricsim::tools

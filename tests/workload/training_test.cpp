@@ -1,0 +1,369 @@
+#include "workload/training.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "compute/gpu.hpp"
+#include "net/topology/build.hpp"
+#include "workload/training_exec.hpp"
+#include "workload/training_run.hpp"
+
+using namespace fabricsim;
+using namespace fabricsim::workload;
+
+namespace {
+
+ModelSpec gpt(int layers, int hidden, int heads, int seq, int vocab) {
+  ModelSpec m;
+  m.name = "test-gpt";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.ffn_hidden = 4 * hidden;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.seq_len = seq;
+  m.vocab = vocab;
+  return m;
+}
+
+double rank_flops(const Dag& dag, std::size_t r) {
+  double f = 0;
+  for (const Op& op : dag.ranks[r].ops) {
+    if (op.kind == OpKind::Compute) f += compute::flops(dag.kernels[op.item]);
+  }
+  return f;
+}
+
+std::string op_name(const Op& op) {
+  return kOpNames[op.name];
+}
+
+// Bytes of every collective of a name that a rank takes part in.
+std::map<std::string, std::pair<int, double>> comm_totals(const Dag& dag, std::size_t r) {
+  std::map<std::string, std::pair<int, double>> out;
+  for (const Op& op : dag.ranks[r].ops) {
+    if (op.kind == OpKind::Compute) continue;
+    auto& t = out[op_name(op)];
+    ++t.first;
+    t.second += static_cast<double>(dag.comms[op.item].bytes);
+  }
+  return out;
+}
+
+// Per-layer forward GEMM FLOPs of a GPT layer, Narayanan et al. eq. 3 / Korthikanti eq. 7.
+double layer_forward_flops(double b, double s, double h) {
+  return 24 * b * s * h * h + 4 * b * s * s * h;
+}
+
+TrainingTimeline run_free(const Dag& dag, const std::vector<core::Time>& kt) {
+  return execute_training(dag, kt, std::vector<core::Time>(dag.comms.size(), 0));
+}
+
+}  // namespace
+
+TEST_CASE("training DAG: FLOPs per rank match the analytic count of a GPT layer",
+          "[workload][training]") {
+  const ModelSpec m = gpt(4, 256, 8, 128, 1024);
+  const double b = 2, s = 128, h = 256, V = 1024, L = 4;
+  for (const Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+    for (const int tp : {1, 2, 4}) {
+      TrainingConfig c;
+      c.tp = tp;
+      c.micro_batch = 2;
+      c.global_batch = 6;  // three micro-batches
+      c.recompute = rc;
+      const Dag dag = build_training(m, c);
+      // Forward + 2x backward of every layer and of the logits; recomputation adds a forward
+      // of each layer (full) or of its attention core, 4bs^2h (selective).
+      double per_mb = 3 * (L * layer_forward_flops(b, s, h) + 2 * b * s * h * V);
+      if (rc == Recompute::Full) per_mb += L * layer_forward_flops(b, s, h);
+      if (rc == Recompute::Selective) per_mb += L * 4 * b * s * s * h;
+      const double expected = 3 * per_mb / tp;
+      CAPTURE(tp, static_cast<int>(rc));
+      for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
+        REQUIRE(rank_flops(dag, r) == Approx(expected).epsilon(1e-12));
+      }
+      REQUIRE(dag.hardware_flops == Approx(expected * tp).epsilon(1e-12));
+      // MFU's numerator never counts recomputation.
+      REQUIRE(dag.model_flops == Approx(3 * 3 * (L * layer_forward_flops(b, s, h) +
+                                                 2 * b * s * h * V))
+                                     .epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("training DAG: tensor-parallel traffic matches Megatron's formulas",
+          "[workload][training]") {
+  const ModelSpec m = gpt(4, 256, 8, 128, 1024);
+  const double act = 2.0 * 128 * 256 * 2;  // b s h x 2 bytes
+  const int mbs = 3, L = 4;
+  TrainingConfig c;
+  c.tp = 4;
+  c.micro_batch = 2;
+  c.global_batch = 6;
+  SECTION("without sequence parallelism: 2 all-reduces per layer forward and 2 backward") {
+    const auto t = comm_totals(build_training(m, c), 0);
+    // + the embedding's forward all-reduce and the logits' backward one.
+    REQUIRE(t.at("tp_allreduce").first == mbs * (4 * L + 2));
+    REQUIRE(t.at("tp_allreduce").second == mbs * (4 * L + 2) * act);
+    REQUIRE(t.count("tp_allgather") == 0);
+  }
+  SECTION("full recomputation repeats the forward's two") {
+    c.recompute = Recompute::Full;
+    const auto t = comm_totals(build_training(m, c), 0);
+    REQUIRE(t.at("tp_allreduce").first == mbs * (6 * L + 2));
+  }
+  SECTION("sequence parallelism: an all-gather and a reduce-scatter in place of each") {
+    c.sequence_parallel = true;
+    const auto t = comm_totals(build_training(m, c), 0);
+    REQUIRE(t.count("tp_allreduce") == 0);
+    REQUIRE(t.at("tp_allgather").first == mbs * (4 * L + 2));
+    REQUIRE(t.at("tp_reducescatter").first == mbs * (4 * L + 2));
+    REQUIRE(t.at("tp_allgather").second == mbs * (4 * L + 2) * act);
+  }
+}
+
+TEST_CASE("training DAG: pipeline and data-parallel traffic", "[workload][training]") {
+  const ModelSpec m = gpt(8, 256, 8, 128, 1024);
+  TrainingConfig c;
+  c.tp = 2;
+  c.pp = 4;
+  c.dp = 2;
+  c.micro_batch = 1;
+  c.global_batch = 16;  // 8 micro-batches per replica
+  c.bucket_params = 100'000;
+  const Dag dag = build_training(m, c);
+  REQUIRE(dag.ranks.size() == 16);
+  const double pp_bytes = 1.0 * 128 * 256 * 2 / 2;  // b s h x 2 bytes / t (scatter/gather)
+  // Stage 1 (rank tp0, dp0, pp1 = 4): receives and sends every micro-batch both ways.
+  const auto mid = comm_totals(dag, 4);
+  REQUIRE(mid.at("pp_send").first == 2 * 8);
+  REQUIRE(mid.at("pp_recv").first == 2 * 8);
+  REQUIRE(mid.at("pp_send").second == 2 * 8 * pp_bytes);
+  // Data parallelism: the stage's gradients (FP32) once, in buckets.
+  const double stage_params = 2 * layer_params(m) / c.tp;
+  const auto& dp = mid.at("dp_allreduce");
+  REQUIRE(dp.first > 1);
+  REQUIRE(dp.second <= stage_params * 4);
+  REQUIRE(dp.second >= stage_params * 4 - dp.first * c.dp);
+  // The first stage also reduces the embedding, and sums it with the last stage's copy.
+  const auto first = comm_totals(dag, 0);
+  REQUIRE(first.at("dp_allreduce").second >=
+          (stage_params + embedding_params(m) / c.tp) * 4 - first.at("dp_allreduce").first * 2);
+  REQUIRE(first.at("embedding_allreduce").first == 1);
+  REQUIRE(mid.count("embedding_allreduce") == 0);
+}
+
+TEST_CASE("training DAG: ZeRO moves the gradient and parameter traffic", "[workload][training]") {
+  const ModelSpec m = gpt(4, 256, 8, 128, 1024);
+  TrainingConfig c;
+  c.dp = 4;
+  c.micro_batch = 1;
+  c.global_batch = 8;
+  c.zero = 1;
+  auto t = comm_totals(build_training(m, c), 0);
+  REQUIRE(t.count("dp_allreduce") == 0);
+  const double params = 4 * layer_params(m) + embedding_params(m);
+  REQUIRE(t.at("dp_reducescatter").second == Approx(params * 4).epsilon(1e-4));
+  REQUIRE(t.at("dp_allgather").second == Approx(params * 2).epsilon(1e-4));
+  c.zero = 3;
+  t = comm_totals(build_training(m, c), 0);
+  // Every layer gathered before its forward and its backward, per micro-batch (2 here).
+  REQUIRE(t.at("dp_allgather").first == 2 * 2 * 4);
+  REQUIRE(t.at("dp_reducescatter").first == 2 * 4);
+}
+
+TEST_CASE("training DAG: MoE layers exchange tokens over the expert-parallel group",
+          "[workload][training]") {
+  ModelSpec m = gpt(2, 256, 8, 128, 1024);
+  m.experts = 8;
+  m.top_k = 2;
+  TrainingConfig c;
+  c.dp = 4;
+  c.ep = 4;
+  c.micro_batch = 1;
+  c.global_batch = 4;
+  const Dag dag = build_training(m, c);
+  const auto t = comm_totals(dag, 0);
+  // Dispatch and combine, forward and backward, per layer.
+  REQUIRE(t.at("ep_alltoall").first == 4 * 2);
+  REQUIRE(t.at("ep_alltoall").second == 4 * 2 * (128.0 * 2 * 256 * 2));
+  c.ep = 3;
+  REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("ep (3) must divide dp (4)"));
+}
+
+TEST_CASE("training schedules: with free communication the iteration is the schedule's formula",
+          "[workload][training]") {
+  // Uniform stages: everything but the transformer layers' own kernels costs nothing.
+  const ModelSpec m = gpt(16, 256, 8, 128, 1024);
+  for (const auto& [schedule, chunks] :
+       {std::pair{Schedule::GPipe, 1}, std::pair{Schedule::OneFOneB, 1},
+        std::pair{Schedule::Interleaved, 2}, std::pair{Schedule::Interleaved, 4}}) {
+    for (const int p : {1, 2, 4}) {
+      TrainingConfig c;
+      c.pp = p;
+      c.schedule = schedule;
+      c.virtual_stages = chunks;
+      c.micro_batch = 1;
+      c.global_batch = 8;
+      const Dag dag = build_training(m, c);
+      std::vector<core::Time> kt(dag.kernels.size());
+      for (std::size_t k = 0; k < kt.size(); ++k) {
+        kt[k] = static_cast<core::Time>(1000 + 37 * k);  // distinct, deterministic
+      }
+      for (const RankDag& rd : dag.ranks) {
+        for (const Op& op : rd.ops) {
+          const std::string n = op_name(op);
+          if (op.kind == OpKind::Compute &&
+              (n == "layernorm" || n == "embedding" || n == "logits" || n == "cross_entropy" ||
+               n == "optimizer")) {
+            kt[op.item] = 0;
+          }
+        }
+      }
+      // t_f, t_b: one micro-batch through one rank's layers.
+      core::Time tf = 0, tb = 0;
+      for (const Op& op : dag.ranks[0].ops) {
+        if (op.kind != OpKind::Compute || op.micro_batch != 0) continue;
+        (op.phase == Phase::Forward ? tf : tb) += kt[op.item];
+      }
+      const TrainingTimeline tl = run_free(dag, kt);
+      const core::Time mb = c.micro_batches();
+      CAPTURE(static_cast<int>(schedule), chunks, p, tf, tb);
+      // t_f and t_b cover all of a rank's chunks: per chunk they are 1/v of that.
+      const core::Time expected = mb * (tf + tb) + (p - 1) * (tf + tb) / chunks;
+      REQUIRE(tl.iteration == expected);
+      // The bubble is what the formula says: (p - 1) / v of one micro-batch's work.
+      for (const RankBreakdown& b : tl.ranks) {
+        REQUIRE(b.compute + b.bubble + b.exposed_total() == tl.iteration);
+        REQUIRE(b.exposed_total() == 0);
+        REQUIRE(b.bubble == (p - 1) * (tf + tb) / chunks);
+      }
+    }
+  }
+}
+
+TEST_CASE("training executor: exposed communication and bubble add up", "[workload][training]") {
+  const ModelSpec m = gpt(4, 256, 8, 128, 1024);
+  TrainingConfig c;
+  c.tp = 2;
+  c.pp = 2;
+  c.dp = 2;
+  c.micro_batch = 1;
+  c.global_batch = 8;
+  const Dag dag = build_training(m, c);
+  std::vector<core::Time> kt(dag.kernels.size(), 5000);
+  std::vector<core::Time> ct(dag.comms.size());
+  for (std::size_t i = 0; i < ct.size(); ++i) ct[i] = static_cast<core::Time>(700 + 13 * (i % 7));
+  const TrainingTimeline tl = execute_training(dag, kt, ct);
+  REQUIRE(tl.iteration > 0);
+  for (std::size_t r = 0; r < tl.ranks.size(); ++r) {
+    if (!dag.ranks[r].simulated) continue;
+    const RankBreakdown& b = tl.ranks[r];
+    REQUIRE(b.compute + b.bubble + b.exposed_total() == tl.iteration);
+    REQUIRE(b.exposed[static_cast<int>(Stream::Tp)] > 0);  // TP all-reduces block compute
+  }
+  // Every op ran, in dependency order.
+  for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
+    const RankDag& rd = dag.ranks[r];
+    for (std::size_t i = 0; i < rd.ops.size(); ++i) {
+      REQUIRE(tl.ops[r][i].end >= tl.ops[r][i].start);
+      for (std::uint32_t k = rd.ops[i].deps_begin; k < rd.ops[i].deps_end; ++k) {
+        REQUIRE(tl.ops[r][rd.deps[k]].end <= tl.ops[r][i].start);
+      }
+    }
+  }
+  // Same inputs, same timeline.
+  const TrainingTimeline again = execute_training(dag, kt, ct);
+  REQUIRE(again.iteration == tl.iteration);
+  // Replicas are identical when communications are timed alone: running them all changes
+  // nothing but the cost.
+  c.one_replica = false;
+  const Dag full = build_training(m, c);
+  REQUIRE(full.kernels.size() == dag.kernels.size());
+  REQUIRE(full.comms.size() > dag.comms.size());
+  std::vector<core::Time> full_ct(full.comms.size());
+  for (std::size_t i = 0; i < full.comms.size(); ++i) {
+    // The same duration for the same kind of communication as above.
+    const Comm& cm = full.comms[i];
+    for (std::size_t j = 0; j < dag.comms.size(); ++j) {
+      if (dag.comms[j].op == cm.op && dag.comms[j].bytes == cm.bytes &&
+          dag.groups[dag.comms[j].group].size() == full.groups[cm.group].size()) {
+        full_ct[i] = 2000 + static_cast<core::Time>(cm.bytes % 997);
+      }
+    }
+  }
+  std::vector<core::Time> one_ct(dag.comms.size());
+  for (std::size_t j = 0; j < dag.comms.size(); ++j) {
+    one_ct[j] = 2000 + static_cast<core::Time>(dag.comms[j].bytes % 997);
+  }
+  const TrainingTimeline all = execute_training(full, kt, full_ct);
+  const TrainingTimeline one = execute_training(dag, kt, one_ct);
+  REQUIRE(all.iteration == one.iteration);
+  for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
+    if (!dag.ranks[r].simulated) continue;
+    REQUIRE(all.ranks[r].bubble == one.ranks[r].bubble);
+    REQUIRE(all.ranks[r].compute == one.ranks[r].compute);
+  }
+}
+
+TEST_CASE("training memory estimate: a hand-computed case", "[workload][training]") {
+  ModelSpec m = gpt(2, 64, 4, 128, 1000);
+  TrainingConfig c;
+  c.tp = 2;
+  c.micro_batch = 2;
+  c.global_batch = 2;
+  // Layer: attention 64x192 + 192 + 64x64 + 64 = 16640; FFN 64x256x2 + 256 + 64 = 33088; two
+  // norms 256: 49984. Embeddings (1000 + 128) x 64 = 72192. Per rank (2 x 49984 + 72192) / 2.
+  const double params = 86080;
+  const MemoryEstimate e = estimate_memory(m, c);
+  REQUIRE(e.weights == Approx(params * 2));
+  REQUIRE(e.gradients == Approx(params * 4));
+  REQUIRE(e.optimizer == Approx(params * 12));
+  // s b h = 16384 per layer x (10 + 24/2 + 5 a s / (h t) = 20) = 688128; two layers in flight.
+  REQUIRE(e.activations == Approx(2 * 688128.0));
+  c.zero = 3;
+  c.dp = 1;
+  REQUIRE(estimate_memory(m, c).weights == Approx(params * 2));
+}
+
+TEST_CASE("training run: a configuration that does not fit errors with the numbers",
+          "[workload][training]") {
+  ModelSpec m = gpt(96, 12288, 96, 2048, 51200);
+  net::SingleParams p;
+  p.hosts = 1;
+  p.host.gpus = 8;
+  p.host.nics = 8;
+  p.host.gpu_link_rate = 300ULL * 8 * net::kGbps;
+  const net::Topology topo = net::single(p);
+  const net::NetworkConfig cfg;
+  const compute::KernelDb db;
+  TrainingInputs in;
+  in.model = m;
+  in.config.tp = 8;
+  in.gpu = *compute::find_gpu("A100-80GB");
+  in.kernels = &db;
+  in.topology = &topo;
+  in.network = &cfg;
+  REQUIRE_THROWS_WITH(simulate_training(in), Catch::Contains("does not fit in GPU memory") &&
+                                                 Catch::Contains("80 GB"));
+  in.config.tp = 4;
+  REQUIRE_THROWS_WITH(simulate_training(in), Catch::Contains("4 ranks, but the cluster has 8"));
+}
+
+TEST_CASE("training DAG: bad configurations are refused with the numbers", "[workload][training]") {
+  const ModelSpec m = gpt(6, 256, 8, 128, 1024);
+  TrainingConfig c;
+  c.pp = 4;
+  REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("must divide the layers (6)"));
+  c.pp = 2;
+  c.tp = 3;
+  REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("tp (3) must divide the heads (8)"));
+  c.tp = 1;
+  c.global_batch = 3;
+  c.dp = 2;
+  REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("multiple of micro_batch x dp"));
+}

@@ -1,0 +1,168 @@
+// The `training` section: a model (by name from workload/models/, a YAML file, or inline), its
+// parallelism and schedule, and the kernel-timing database that times its kernels.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compute/gpu.hpp"
+#include "compute/kernel_db.hpp"
+#include "tools/scenario_parts.hpp"
+
+namespace fabricsim::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+workload::ModelSpec read_model_keys(const Section& s) {
+  s.only({"name", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "seq_len", "vocab",
+          "experts", "top_k", "swiglu", "causal", "source"});
+  workload::ModelSpec m;
+  m.name = s.has("name") ? s.text("name") : "model";
+  m.layers = static_cast<int>(s.uint("layers", std::nullopt, 1, 100000));
+  m.hidden = static_cast<int>(s.uint("hidden", std::nullopt, 1, 1u << 20));
+  m.ffn_hidden = static_cast<int>(s.uint("ffn_hidden", 4ull * m.hidden, 1, 1u << 22));
+  m.heads = static_cast<int>(s.uint("heads", std::nullopt, 1, 1u << 14));
+  m.kv_heads = static_cast<int>(s.uint("kv_heads", m.heads, 1, 1u << 14));
+  m.seq_len = static_cast<int>(s.uint("seq_len", std::nullopt, 1, 1u << 24));
+  m.vocab = static_cast<int>(s.uint("vocab", std::nullopt, 1, 1u << 24));
+  m.experts = static_cast<int>(s.uint("experts", 1, 1, 1u << 16));
+  m.top_k = static_cast<int>(s.uint("top_k", 1, 1, 1u << 16));
+  m.swiglu = s.boolean("swiglu", false);
+  m.causal = s.boolean("causal", true);
+  if (s.has("source")) m.source = s.text("source");
+  if (m.hidden % m.heads != 0) {
+    s.fail_key("heads", fmt::format("({}) must divide hidden ({})", m.heads, m.hidden));
+  }
+  if (m.heads % m.kv_heads != 0) {
+    s.fail_key("kv_heads", fmt::format("({}) must divide heads ({})", m.kv_heads, m.heads));
+  }
+  if (m.top_k > m.experts) {
+    s.fail_key("top_k", fmt::format("({}) exceeds experts ({})", m.top_k, m.experts));
+  }
+  return m;
+}
+
+// Where a model named on its own lives: workload/models/NAME.yaml from the working folder, or
+// from the source tree this binary was built from.
+std::vector<fs::path> model_candidates(const std::string& name, const std::string& scenario) {
+  if (name.find('/') != std::string::npos || name.ends_with(".yaml")) {
+    const fs::path p(name);
+    if (p.is_absolute()) return {p};
+    return {fs::path(scenario).parent_path() / p, p};
+  }
+  return {fs::path("workload/models") / (name + ".yaml"),
+          fs::path(FABRICSIM_SOURCE_DIR) / "workload/models" / (name + ".yaml")};
+}
+
+std::string model_names() {
+  std::vector<std::string> names;
+  for (const fs::path& dir :
+       {fs::path("workload/models"), fs::path(FABRICSIM_SOURCE_DIR) / "workload/models"}) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+    }
+    if (!names.empty()) break;
+  }
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+workload::ModelSpec read_model(const Section& t) {
+  const YAML::Node node = t.node()["model"];
+  if (!node) t.fail_key("model", "is required: a name from workload/models/, a .yaml file, or "
+                                 "the model's keys (layers, hidden, heads, seq_len, vocab, ...)");
+  if (node.IsMap()) {
+    workload::ModelSpec m = read_model_keys(t.sub("model"));
+    return m;
+  }
+  const std::string name = t.text("model");
+  for (const fs::path& p : model_candidates(name, t.context().file)) {
+    std::ifstream in(p);
+    if (!in) continue;
+    std::stringstream buf;
+    buf << in.rdbuf();
+    ParseContext ctx;
+    ctx.file = p.string();
+    YAML::Node root;
+    try {
+      root = YAML::Load(buf.str());
+    } catch (const YAML::ParserException& e) {
+      throw ScenarioError(fmt::format("{}:{}:{}: not valid YAML: {}", ctx.file, e.mark.line + 1,
+                                      e.mark.column + 1, e.msg));
+    }
+    workload::ModelSpec m = read_model_keys(Section(root, ctx, ""));
+    if (m.name == "model") m.name = name;
+    return m;
+  }
+  t.fail_key("model", fmt::format("'{}' is not a model file nor a known model; known: {}", name,
+                                  model_names()));
+}
+
+}  // namespace
+
+TrainingSection read_training(const Section& t, const net::Topology& topo) {
+  t.only({"model", "tp", "pp", "dp", "ep", "sequence_parallel", "schedule", "virtual_stages",
+          "micro_batch", "global_batch", "recompute", "zero", "attention", "dtype", "grad_dtype",
+          "bucket_params", "overlap_grad_reduce", "kernels", "max_channels", "nvls",
+          "nvlink_efficiency", "nvls_efficiency", "latencies", "step_latency", "host_delay"});
+  TrainingSection s;
+  s.model = read_model(t);
+  s.gpu = cluster_gpu(t, topo);
+  workload::TrainingConfig& c = s.config;
+  std::uint32_t gpus = 0;
+  for (const net::Host& h : topo.hosts) gpus += h.gpus;
+  c.tp = static_cast<int>(t.uint("tp", 1, 1, 1u << 16));
+  c.pp = static_cast<int>(t.uint("pp", 1, 1, 1u << 16));
+  // Data parallelism fills the cluster unless given.
+  const std::uint32_t tp_pp = static_cast<std::uint32_t>(c.tp * c.pp);
+  c.dp = static_cast<int>(t.uint("dp", gpus % tp_pp == 0 ? gpus / tp_pp : 1, 1, 1u << 20));
+  if (static_cast<std::uint32_t>(c.world()) != gpus) {
+    t.fail_key(t.has("dp") ? "dp" : "tp",
+               fmt::format("tp x pp x dp = {} x {} x {} = {}, but the cluster has {} GPUs", c.tp,
+                           c.pp, c.dp, c.world(), gpus));
+  }
+  c.ep = static_cast<int>(t.uint("ep", 1, 1, 1u << 16));
+  c.sequence_parallel = t.boolean("sequence_parallel", false);
+  const std::string sched = t.choice("schedule", "1f1b", {"1f1b", "gpipe", "interleaved"});
+  c.schedule = sched == "gpipe"         ? workload::Schedule::GPipe
+               : sched == "interleaved" ? workload::Schedule::Interleaved
+                                        : workload::Schedule::OneFOneB;
+  c.virtual_stages = static_cast<int>(
+      t.uint("virtual_stages", c.schedule == workload::Schedule::Interleaved ? 2 : 1, 1, 1024));
+  c.micro_batch = static_cast<int>(t.uint("micro_batch", 1, 1, 1u << 20));
+  c.global_batch = static_cast<int>(t.uint("global_batch", std::nullopt, 1, 1u << 30));
+  const std::string rc = t.choice("recompute", "none", {"none", "selective", "full"});
+  c.recompute = rc == "selective" ? workload::Recompute::Selective
+                : rc == "full"    ? workload::Recompute::Full
+                                  : workload::Recompute::None;
+  c.zero = static_cast<int>(t.uint("zero", 0, 0, 3));
+  c.attention = t.choice("attention", "flash", {"flash", "unfused"}) == "flash"
+                    ? workload::AttentionImpl::Flash
+                    : workload::AttentionImpl::Unfused;
+  const std::string dt = t.choice("dtype", "bf16", {"bf16", "fp16"});
+  c.dtype = dt == "fp16" ? compute::Dtype::FP16 : compute::Dtype::BF16;
+  c.grad_bytes = t.choice("grad_dtype", "fp32", {"fp32", "bf16", "fp16"}) == "fp32" ? 4 : 2;
+  c.bucket_params = t.uint("bucket_params", c.bucket_params, 1, 1ull << 40);
+  c.overlap_grad_reduce = t.boolean("overlap_grad_reduce", true);
+  try {
+    workload::validate(s.model);
+    workload::validate(c, s.model);
+  } catch (const std::invalid_argument& e) {
+    t.fail(t.node(), e.what());
+  }
+  const std::string db = t.has("kernels") ? t.text("kernels") : compute::default_kernel_db_path();
+  try {
+    s.kernels = compute::KernelDb::load(db);
+  } catch (const std::runtime_error& e) {
+    t.fail_key("kernels", e.what());
+  }
+  read_comm_model(t, topo, s.gpu, s.hw, s.exec);
+  return s;
+}
+
+}  // namespace fabricsim::tools

@@ -1,0 +1,193 @@
+#include "tools/training_report.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "tools/net_report.hpp"
+#include "tools/progress.hpp"
+#include "tools/results_json.hpp"
+
+namespace fabricsim::tools {
+namespace {
+
+using workload::Stream;
+
+const char* stream_name(int s) {
+  switch (static_cast<Stream>(s)) {
+    case Stream::Compute:
+      return "compute";
+    case Stream::Tp:
+      return "tensor-parallel";
+    case Stream::PpSend:
+      return "pipeline send";
+    case Stream::PpRecv:
+      return "pipeline recv";
+    case Stream::Dp:
+      return "data-parallel";
+    case Stream::Ep:
+      return "expert-parallel";
+    case Stream::Count:
+      break;
+  }
+  return "?";
+}
+
+const char* schedule_name(workload::Schedule s) {
+  switch (s) {
+    case workload::Schedule::GPipe:
+      return "gpipe";
+    case workload::Schedule::OneFOneB:
+      return "1f1b";
+    case workload::Schedule::Interleaved:
+      return "interleaved";
+  }
+  return "?";
+}
+
+std::string pct(double part, double whole) {
+  return whole > 0 ? fmt::format("{:5.1f}%", 100.0 * part / whole) : "    -";
+}
+
+}  // namespace
+
+workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
+  (void)quiet;
+  const NetScenario& ns = *sc.net;
+  const TrainingSection& t = *ns.training;
+  workload::TrainingInputs in;
+  in.model = t.model;
+  in.config = t.config;
+  in.gpu = t.gpu;
+  in.kernels = &t.kernels;
+  in.topology = &ns.topology;
+  in.network = &ns.network;
+  in.hw = t.hw;
+  in.exec = t.exec;
+  in.run = ns.run;
+  return workload::simulate_training(in);
+}
+
+std::string training_summary(const Scenario& sc, const workload::TrainingReport& r) {
+  const TrainingSection& t = *sc.net->training;
+  const workload::TrainingConfig& c = t.config;
+  std::string out = fmt::format(
+      "training: {} on {} x {}, tp {} pp {} dp {}{}, {} schedule{}, micro-batch {}, global "
+      "batch {} ({} micro-batches per replica), recompute {}, ZeRO {}\n",
+      t.model.name, c.world(), t.gpu.name, c.tp, c.pp, c.dp,
+      c.ep > 1 ? fmt::format(" ep {}", c.ep) : "", schedule_name(c.schedule),
+      c.schedule == workload::Schedule::Interleaved
+          ? fmt::format(" ({} chunks per stage)", c.virtual_stages)
+          : "",
+      c.micro_batch, c.global_batch, c.micro_batches(),
+      c.recompute == workload::Recompute::None        ? "none"
+      : c.recompute == workload::Recompute::Selective ? "selective"
+                                                      : "full",
+      c.zero);
+  const workload::MemoryEstimate& m = r.memory;
+  out += fmt::format(
+      "memory per GPU (first stage): weights {:.1f} GB, gradients {:.1f} GB, optimizer {:.1f} "
+      "GB, activations {:.1f} GB = {:.1f} of {:.0f} GB\n",
+      m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
+      m.total() / 1e9, t.gpu.hbm_gb);
+  const double it = r.iteration_s;
+  out += fmt::format("iteration time      {:.4f} s\n", it);
+  out += fmt::format("  compute           {:.4f} s {}\n", r.compute_s, pct(r.compute_s, it));
+  double exposed = 0;
+  for (int s = 0; s < static_cast<int>(Stream::Count); ++s) exposed += r.exposed_s[s];
+  out += fmt::format("  exposed comm      {:.4f} s {}\n", exposed, pct(exposed, it));
+  for (int s = 0; s < static_cast<int>(Stream::Count); ++s) {
+    if (r.exposed_s[s] > 0) {
+      out += fmt::format("    {:<15} {:.4f} s {}\n", stream_name(s), r.exposed_s[s],
+                         pct(r.exposed_s[s], it));
+    }
+  }
+  out += fmt::format("  bubble and waits  {:.4f} s {}\n", r.bubble_s, pct(r.bubble_s, it));
+  out += fmt::format("throughput          {:.1f} TFLOP/s per GPU (model FLOPs), MFU {:.1f}% of "
+                     "{:.0f} TFLOP/s\n",
+                     r.tflops_per_gpu, 100.0 * r.mfu, t.gpu.bf16_tflops);
+  std::map<std::string, int> paths;
+  for (const compute::KernelTime& k : r.kernel_source) ++paths[std::string(name(k.path))];
+  std::string p;
+  for (const auto& [k, n] : paths) p += fmt::format("{}{} {}", p.empty() ? "" : ", ", n, k);
+  std::size_t ops = 0;
+  for (const workload::RankDag& rd : r.dag.ranks) ops += rd.ops.size();
+  out += fmt::format(
+      "model: {} ops on {} ranks, {} kernel shapes ({}), {} communications, {} shapes run on "
+      "the network ({} events)\n",
+      ops, r.dag.ranks.size(), r.dag.kernels.size(), p, r.dag.comms.size(), r.comm_shapes,
+      r.network_events);
+  return out;
+}
+
+std::string trace_json(const workload::TrainingReport& r, const workload::TrainingConfig& c,
+                       std::size_t max_ops) {
+  std::size_t ops = 0;
+  for (const workload::RankDag& rd : r.dag.ranks) ops += rd.ops.size();
+  const bool all = ops <= max_ops;
+  std::string out = "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"ranks\": \"";
+  out += all ? "all" : "tp 0 of dp replica 0, one per pipeline stage";
+  out += "\"},\n\"traceEvents\": [\n";
+  bool first = true;
+  const auto sep = [&] {
+    if (!first) out += ",\n";
+    first = false;
+  };
+  for (std::size_t rank = 0; rank < r.dag.ranks.size(); ++rank) {
+    const int tp = static_cast<int>(rank) % c.tp;
+    const int dp = static_cast<int>(rank) / c.tp % c.dp;
+    const int pp = static_cast<int>(rank) / (c.tp * c.dp);
+    if (!r.dag.ranks[rank].simulated || (!all && (tp != 0 || dp != 0))) continue;
+    sep();
+    out += fmt::format(
+        R"j({{"name": "process_name", "ph": "M", "pid": {}, "args": {{"name": "rank {} (tp {}, dp {}, pp {})"}}}})j",
+        rank, rank, tp, dp, pp);
+    for (int s = 0; s < static_cast<int>(Stream::Count); ++s) {
+      sep();
+      out += fmt::format(
+          R"j({{"name": "thread_name", "ph": "M", "pid": {}, "tid": {}, "args": {{"name": "{}"}}}})j",
+          rank, s, stream_name(s));
+    }
+    const workload::RankDag& rd = r.dag.ranks[rank];
+    for (std::size_t i = 0; i < rd.ops.size(); ++i) {
+      const workload::Op& op = rd.ops[i];
+      const workload::OpTiming& tm = r.timeline.ops[rank][i];
+      sep();
+      // Chrome trace times are microseconds; core::Time is picoseconds.
+      out += fmt::format(
+          R"j({{"name": "{}", "cat": "{}", "ph": "X", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}, "args": {{"micro_batch": {}, "layer": {}}}}})j",
+          workload::kOpNames[op.name],
+          op.kind == workload::OpKind::Compute
+              ? (op.phase == workload::Phase::Forward     ? "forward"
+                 : op.phase == workload::Phase::Backward  ? "backward"
+                 : op.phase == workload::Phase::Recompute ? "recompute"
+                                                          : "optimizer")
+              : "communication",
+          rank, static_cast<int>(op.stream), static_cast<double>(tm.start) * 1e-6,
+          static_cast<double>(tm.end - tm.start) * 1e-6, op.micro_batch, op.layer);
+    }
+  }
+  out += "\n]}\n";
+  return out;
+}
+
+int print_training(const Scenario& sc, const std::string& out_dir, bool quiet) {
+  std::printf("%s", describe(sc).c_str());
+  std::fflush(stdout);
+  const auto t0 = std::chrono::steady_clock::now();
+  const workload::TrainingReport r = run_training(sc, quiet);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%s", training_summary(sc, r).c_str());
+  std::printf("simulated in %.2f s\n", wall);
+  if (!out_dir.empty()) {
+    write_atomically(out_dir, "trace.json", trace_json(r, sc.net->training->config));
+    write_atomically(out_dir, "results.json", results_json(sc, r));
+    std::printf("wrote %s/{trace.json,results.json}\n", out_dir.c_str());
+  }
+  return 0;
+}
+
+}  // namespace fabricsim::tools

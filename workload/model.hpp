@@ -1,0 +1,38 @@
+#pragma once
+// A transformer language model as the training generator needs it: the shapes of its layers.
+// Models are data (workload/models/*.yaml, read by tools/); this is the parsed form.
+#include <cstdint>
+#include <string>
+
+namespace fabricsim::workload {
+
+struct ModelSpec {
+  std::string name;
+  int layers = 0;
+  int hidden = 0;
+  int ffn_hidden = 0;  // per expert for MoE models
+  int heads = 0;
+  int kv_heads = 0;  // grouped-query attention; == heads for multi-head attention
+  int seq_len = 0;
+  int vocab = 0;
+  int experts = 1;  // 1: dense
+  int top_k = 1;    // experts each token visits
+  bool swiglu = false;  // gated FFN: three weight matrices instead of two
+  bool causal = true;
+  std::string source;  // where the figures come from
+
+  int head_dim() const { return hidden / heads; }
+  bool moe() const { return experts > 1; }
+};
+
+// Weights of one transformer layer (attention + FFN, with biases and two layer norms).
+double layer_params(const ModelSpec& m);
+// Word and position embeddings (the output layer shares the word embedding, as GPT does).
+double embedding_params(const ModelSpec& m);
+double total_params(const ModelSpec& m);
+
+// Checks the figures (positive, heads divide hidden, kv_heads divide heads, top_k <= experts);
+// throws std::invalid_argument naming the field.
+void validate(const ModelSpec& m);
+
+}  // namespace fabricsim::workload

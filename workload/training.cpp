@@ -1,0 +1,750 @@
+// Generator of Megatron-style training iterations. The kernels of a transformer layer and the
+// placement of its tensor-parallel collectives follow Megatron-LM's ParallelTransformerLayer
+// (column-parallel QKV and FC1, row-parallel projection and FC2; Shoeybi et al. 2019,
+// arXiv 1909.08053 §3) and its sequence-parallel variant (Korthikanti et al. 2022, arXiv
+// 2205.05198 §4.2.2); pipeline schedules follow Narayanan et al. 2021 (arXiv 2104.04473 §2.2).
+#include "workload/training.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+namespace fabricsim::workload {
+
+using compute::Kernel;
+using compute::KernelKind;
+
+const char* const kOpNames[] = {
+    "layernorm",      "qkv",          "attn_scores", "softmax",       "attn_dropout",
+    "attn_values",    "flash_attn",   "proj",        "bias_drop_add", "fc1",
+    "activation",     "fc2",          "router",      "experts_fc1",   "experts_fc2",
+    "embedding",      "logits",       "cross_entropy", "optimizer",   "tp_allreduce",
+    "tp_allgather",   "tp_reducescatter", "pp_send", "pp_recv",       "dp_allreduce",
+    "dp_reducescatter", "dp_allgather", "ep_alltoall", "embedding_allreduce"};
+const int kOpNameCount = static_cast<int>(std::size(kOpNames));
+
+namespace {
+
+enum Name : std::uint8_t {
+  kLayerNorm,
+  kQkv,
+  kAttnScores,
+  kSoftmax,
+  kAttnDropout,
+  kAttnValues,
+  kFlashAttn,
+  kProj,
+  kBiasDropAdd,
+  kFc1,
+  kActivation,
+  kFc2,
+  kRouter,
+  kExpertsFc1,
+  kExpertsFc2,
+  kEmbedding,
+  kLogits,
+  kCrossEntropy,
+  kOptimizer,
+  kTpAllReduce,
+  kTpAllGather,
+  kTpReduceScatter,
+  kPpSend,
+  kPpRecv,
+  kDpAllReduce,
+  kDpReduceScatter,
+  kDpAllGather,
+  kEpAllToAll,
+  kEmbeddingAllReduce,
+  kNameCount
+};
+static_assert(kNameCount == std::size(kOpNames));
+
+std::string num(double v) { return std::to_string(static_cast<long long>(v)); }
+
+// Adam with mixed precision reads the FP32 master weights, gradients and both moments and
+// writes the master weights, the moments and the 16-bit weights: 4x4 + 3x4 + 2 bytes per
+// parameter (Megatron's FP32 optimizer state; Rajbhandari et al., ZeRO, arXiv 1910.02054 §3.1
+// counts the same 4+4+4 bytes of state).
+constexpr double kOptimizerBytesPerParam = 30;
+
+class Generator {
+ public:
+  Generator(const ModelSpec& m, const TrainingConfig& c) : m_(m), c_(c) {
+    dt_ = compute::dtype_bytes(c.dtype);
+    b_ = c.micro_batch;
+    s_ = m.seq_len;
+    h_ = m.hidden;
+    tokens_ = b_ * s_;
+    local_tokens_ = c.sequence_parallel ? tokens_ / c.tp : tokens_;
+    heads_ = m.heads / c.tp;
+    kv_heads_ = std::max(1, m.kv_heads / c.tp);
+    d_ = m.head_dim();
+    ffn_ = m.ffn_hidden / c.tp;
+    gates_ = m.swiglu ? 2 : 1;
+    chunks_ = c.schedule == Schedule::Interleaved ? c.virtual_stages : 1;
+    layers_per_chunk_ = m.layers / (c.pp * chunks_);
+    mb_ = c.micro_batches();
+    act_bytes_ = static_cast<std::uint64_t>(tokens_) * h_ * dt_;
+    // Scatter/gather between pipeline stages: each tensor-parallel rank sends its 1/t of the
+    // activation (Narayanan et al. §4.1); with sequence parallelism it only holds 1/t anyway.
+    pp_bytes_ = act_bytes_ / c.tp;
+    dag_.ranks.resize(c.world());
+  }
+
+  Dag run() {
+    for (int r = 0; r < c_.world(); ++r) {
+      if (c_.one_replica && (r / c_.tp) % c_.dp != 0) {
+        dag_.ranks[r].simulated = false;
+        continue;
+      }
+      build_rank(r);
+    }
+    return std::move(dag_);
+  }
+
+ private:
+  int rank_of(int tp, int dp, int pp) const { return tp + c_.tp * (dp + c_.dp * pp); }
+
+  std::uint32_t group(std::vector<int> ranks) {
+    const auto [it, fresh] =
+        groups_.try_emplace(ranks, static_cast<std::uint32_t>(dag_.groups.size()));
+    if (fresh) dag_.groups.push_back(std::move(ranks));
+    return it->second;
+  }
+
+  std::uint32_t kernel(const Kernel& k) {
+    const std::array<std::uint64_t, 11> key{
+        static_cast<std::uint64_t>(k.kind), static_cast<std::uint64_t>(k.dtype), k.batch, k.m,
+        k.n, k.k, k.heads, k.seq, k.head_dim, (k.causal ? 1u : 0u) | (k.backward ? 2u : 0u),
+        k.bytes};
+    const auto [it, fresh] =
+        kernels_.try_emplace(key, static_cast<std::uint32_t>(dag_.kernels.size()));
+    if (fresh) dag_.kernels.push_back(k);
+    return it->second;
+  }
+
+  // --- per-rank emission -----------------------------------------------------------------
+  std::uint32_t add(Op op, std::initializer_list<std::int64_t> deps) {
+    RankDag& rd = dag_.ranks[rank_];
+    op.deps_begin = static_cast<std::uint32_t>(rd.deps.size());
+    for (const std::int64_t d : deps) {
+      if (d >= 0) rd.deps.push_back(static_cast<std::uint32_t>(d));
+    }
+    if (pending_ >= 0 && op.stream == Stream::Compute) {
+      rd.deps.push_back(static_cast<std::uint32_t>(pending_));
+      pending_ = -1;
+    }
+    op.deps_end = static_cast<std::uint32_t>(rd.deps.size());
+    op.micro_batch = cur_mb_;
+    op.layer = cur_layer_;
+    rd.ops.push_back(op);
+    return static_cast<std::uint32_t>(rd.ops.size() - 1);
+  }
+
+  // A compute kernel after `last` (the op whose result it needs); returns the new last.
+  std::int64_t compute(Name name, const Kernel& k, std::int64_t last) {
+    Op op;
+    op.kind = OpKind::Compute;
+    op.stream = Stream::Compute;
+    op.phase = phase_;
+    op.name = name;
+    op.item = kernel(k);
+    const double f = compute::flops(k);
+    dag_.hardware_flops += f;
+    return add(op, {last});
+  }
+
+  std::int64_t gemm(Name name, std::uint64_t m, std::uint64_t n, std::uint64_t k,
+                    std::int64_t last, std::uint64_t batch = 1) {
+    Kernel g;
+    g.kind = KernelKind::Gemm;
+    g.dtype = c_.dtype;
+    g.batch = batch;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    return compute(name, g, last);
+  }
+
+  // Forward GEMM y = x W (x: rows x in, W: in x out) and, in the backward, the input gradient
+  // (rows x out times out x in) and the weight gradient (in x rows times rows x out).
+  std::int64_t linear(Name name, std::uint64_t rows, std::uint64_t in, std::uint64_t out,
+                      std::int64_t last, bool backward, std::uint64_t batch = 1) {
+    if (!backward) return gemm(name, rows, out, in, last, batch);
+    last = gemm(name, rows, in, out, last, batch);
+    return gemm(name, in, out, rows, last, batch);
+  }
+
+  std::int64_t memory(Name name, double bytes, std::int64_t last) {
+    Kernel k;
+    k.kind = KernelKind::MemoryBound;
+    k.dtype = c_.dtype;
+    k.bytes = static_cast<std::uint64_t>(bytes);
+    return compute(name, k, last);
+  }
+
+  std::int64_t collective(Name name, Stream stream, collectives::Op op, std::uint64_t bytes,
+                          const std::vector<int>& members, std::initializer_list<std::int64_t> deps) {
+    const std::uint32_t g = group(members);
+    // Members issue their collectives on a group in the same order: the n-th on group g of
+    // every member is one collective.
+    const std::uint64_t key = (std::uint64_t{g} << 32) | seq_[rank_][g]++;
+    const auto [it, fresh] =
+        comms_.try_emplace(key, static_cast<std::uint32_t>(dag_.comms.size()));
+    if (fresh) dag_.comms.push_back(Comm{op, bytes, g});
+    Op o;
+    o.kind = name == kPpSend   ? OpKind::Send
+             : name == kPpRecv ? OpKind::Recv
+                               : OpKind::Collective;
+    o.stream = stream;
+    o.phase = phase_;
+    o.name = name;
+    o.item = it->second;
+    return add(o, deps);
+  }
+
+  std::int64_t tp_comm(collectives::Op op, std::int64_t last) {
+    if (c_.tp == 1) return last;
+    const Name name = op == collectives::Op::AllReduce   ? kTpAllReduce
+                      : op == collectives::Op::AllGather ? kTpAllGather
+                                                         : kTpReduceScatter;
+    return collective(name, Stream::Tp, op, act_bytes_, tp_group_, {last});
+  }
+
+  // Forward of the column-parallel input (identity, or all-gather with SP) and of the
+  // row-parallel output (all-reduce, or reduce-scatter with SP); the backward swaps them.
+  std::int64_t tp_enter(std::int64_t last, bool backward) {
+    if (!backward) return c_.sequence_parallel ? tp_comm(collectives::Op::AllGather, last) : last;
+    return tp_comm(c_.sequence_parallel ? collectives::Op::ReduceScatter : collectives::Op::AllReduce,
+                   last);
+  }
+  std::int64_t tp_leave(std::int64_t last, bool backward) {
+    if (!backward) {
+      return tp_comm(c_.sequence_parallel ? collectives::Op::ReduceScatter : collectives::Op::AllReduce,
+                     last);
+    }
+    return c_.sequence_parallel ? tp_comm(collectives::Op::AllGather, last) : last;
+  }
+
+  // Layer norm and the fused bias-dropout-residual add act on this rank's tokens: FP16/BF16
+  // in and out, plus a one-byte dropout mask.
+  double norm_bytes() const { return 2.0 * local_tokens_ * h_ * dt_; }
+  double bda_bytes() const { return local_tokens_ * h_ * (3.0 * dt_ + 1); }
+
+  std::int64_t attention_core(std::int64_t last, bool backward) {
+    const std::uint64_t bh = static_cast<std::uint64_t>(b_) * heads_;
+    if (c_.attention == AttentionImpl::Flash) {
+      Kernel k;
+      k.kind = KernelKind::Attention;
+      k.dtype = c_.dtype;
+      k.batch = b_;
+      k.heads = heads_;
+      k.seq = s_;
+      k.head_dim = d_;
+      k.causal = m_.causal;
+      k.backward = backward;
+      return compute(kFlashAttn, k, last);
+    }
+    // Unfused (Megatron before FlashAttention): Q K^T, fused scale-mask-softmax, dropout,
+    // then the probabilities times V, each a kernel over the s x s scores.
+    const double scores = static_cast<double>(bh) * s_ * s_;
+    if (!backward) {
+      last = gemm(kAttnScores, s_, s_, d_, last, bh);
+      last = memory(kSoftmax, scores * 2 * dt_, last);
+      last = memory(kAttnDropout, scores * (2.0 * dt_ + 1), last);
+      return gemm(kAttnValues, s_, d_, s_, last, bh);
+    }
+    last = gemm(kAttnValues, s_, s_, d_, last, bh);  // dP = dO V^T
+    last = gemm(kAttnValues, s_, d_, s_, last, bh);  // dV = P^T dO
+    last = memory(kAttnDropout, scores * (2.0 * dt_ + 1), last);
+    last = memory(kSoftmax, scores * 3 * dt_, last);
+    last = gemm(kAttnScores, s_, d_, s_, last, bh);  // dQ = dS K
+    return gemm(kAttnScores, s_, d_, s_, last, bh);  // dK = dS^T Q
+  }
+
+  std::int64_t attention_block(std::int64_t last, bool backward) {
+    const std::uint64_t qkv = static_cast<std::uint64_t>(heads_ + 2 * kv_heads_) * d_;
+    const std::uint64_t ctx = static_cast<std::uint64_t>(heads_) * d_;
+    if (!backward) {
+      last = memory(kLayerNorm, norm_bytes(), last);
+      last = tp_enter(last, false);
+      last = linear(kQkv, tokens_, h_, qkv, last, false);
+      last = attention_core(last, false);
+      last = linear(kProj, tokens_, ctx, h_, last, false);
+      last = tp_leave(last, false);
+      return memory(kBiasDropAdd, bda_bytes(), last);
+    }
+    last = memory(kBiasDropAdd, bda_bytes(), last);
+    last = tp_leave(last, true);
+    last = linear(kProj, tokens_, ctx, h_, last, true);
+    if (c_.recompute == Recompute::Selective && c_.attention == AttentionImpl::Unfused) {
+      // Selective recomputation keeps everything but the attention core's s x s tensors,
+      // which it recomputes just before they are needed (Korthikanti et al. §5).
+      const Phase saved = phase_;
+      phase_ = Phase::Recompute;
+      last = attention_core(last, false);
+      phase_ = saved;
+    }
+    last = attention_core(last, true);
+    last = linear(kQkv, tokens_, h_, qkv, last, true);
+    last = tp_enter(last, true);
+    return memory(kLayerNorm, 1.5 * norm_bytes(), last);
+  }
+
+  std::int64_t mlp_block(std::int64_t last, bool backward) {
+    const double act = static_cast<double>(tokens_) * ffn_ * dt_ * (gates_ + 1);
+    if (!backward) {
+      last = memory(kLayerNorm, norm_bytes(), last);
+      last = tp_enter(last, false);
+      if (m_.moe()) {
+        last = moe(last, false);
+      } else {
+        last = linear(kFc1, tokens_, h_, static_cast<std::uint64_t>(ffn_) * gates_, last, false);
+        last = memory(kActivation, act, last);
+        last = linear(kFc2, tokens_, ffn_, h_, last, false);
+      }
+      last = tp_leave(last, false);
+      return memory(kBiasDropAdd, bda_bytes(), last);
+    }
+    last = memory(kBiasDropAdd, bda_bytes(), last);
+    last = tp_leave(last, true);
+    if (m_.moe()) {
+      last = moe(last, true);
+    } else {
+      last = linear(kFc2, tokens_, ffn_, h_, last, true);
+      last = memory(kActivation, 1.5 * act, last);
+      last = linear(kFc1, tokens_, h_, static_cast<std::uint64_t>(ffn_) * gates_, last, true);
+    }
+    last = tp_enter(last, true);
+    return memory(kLayerNorm, 1.5 * norm_bytes(), last);
+  }
+
+  // MoE FFN: route, send every token to its top-k experts over the expert-parallel group
+  // (all-to-all), run the local experts as one batched GEMM each side, send the results back.
+  // Tokens are assumed balanced over experts.
+  std::int64_t moe(std::int64_t last, bool backward) {
+    const int local_experts = m_.experts / c_.ep;
+    const std::uint64_t per_expert =
+        static_cast<std::uint64_t>(tokens_) * m_.top_k * c_.ep / m_.experts;
+    const std::uint64_t a2a = static_cast<std::uint64_t>(tokens_) * m_.top_k * h_ * dt_;
+    const double act = static_cast<double>(per_expert) * local_experts * ffn_ * dt_ * (gates_ + 1);
+    const auto exchange = [&](std::int64_t l) {
+      if (c_.ep == 1) return l;
+      return collective(kEpAllToAll, Stream::Ep, collectives::Op::AllToAll, a2a, ep_group_, {l});
+    };
+    if (!backward) last = linear(kRouter, tokens_, h_, m_.experts, last, false);
+    last = exchange(last);
+    if (!backward) {
+      last = linear(kExpertsFc1, per_expert, h_, static_cast<std::uint64_t>(ffn_) * gates_, last,
+                    false, local_experts);
+      last = memory(kActivation, act, last);
+      last = linear(kExpertsFc2, per_expert, ffn_, h_, last, false, local_experts);
+    } else {
+      last = linear(kExpertsFc2, per_expert, ffn_, h_, last, true, local_experts);
+      last = memory(kActivation, 1.5 * act, last);
+      last = linear(kExpertsFc1, per_expert, h_, static_cast<std::uint64_t>(ffn_) * gates_, last,
+                    true, local_experts);
+    }
+    last = exchange(last);
+    if (backward) last = linear(kRouter, tokens_, h_, m_.experts, last, true);
+    return last;
+  }
+
+  std::int64_t layer_forward(int layer, std::int64_t last) {
+    cur_layer_ = layer;
+    last = zero3_gather(last);
+    last = attention_block(last, false);
+    return mlp_block(last, false);
+  }
+
+  std::int64_t layer_backward(int layer, std::int64_t last) {
+    cur_layer_ = layer;
+    last = zero3_gather(last);
+    if (c_.recompute == Recompute::Full) {
+      // Full recomputation keeps only the layer's input and reruns its forward first.
+      phase_ = Phase::Recompute;
+      last = attention_block(last, false);
+      last = mlp_block(last, false);
+      phase_ = Phase::Backward;
+    }
+    last = mlp_block(last, true);
+    last = attention_block(last, true);
+    if (c_.zero == 3 && c_.dp > 1) {
+      collective(kDpReduceScatter, Stream::Dp, collectives::Op::ReduceScatter,
+                 grad_shard_bytes(layer_rank_params()), dp_group_, {last});
+    }
+    return last;
+  }
+
+  // ZeRO-3: the layer's parameters are all-gathered before its forward and backward; the
+  // gather runs on the data-parallel stream once the previous layer has started, so it
+  // overlaps that layer's compute.
+  // The next compute op waits for the gathered parameters as well as for `last`.
+  std::int64_t zero3_gather(std::int64_t last) {
+    if (c_.zero != 3 || c_.dp == 1) return last;
+    const std::uint64_t bytes = static_cast<std::uint64_t>(layer_rank_params() * dt_);
+    pending_ = collective(kDpAllGather, Stream::Dp, collectives::Op::AllGather,
+                          bytes / c_.dp * c_.dp, dp_group_, {prev_layer_start_});
+    prev_layer_start_ = static_cast<std::int64_t>(dag_.ranks[rank_].ops.size());
+    return last;
+  }
+
+  double layer_rank_params() const {
+    double p = layer_params(m_) / c_.tp;
+    if (m_.moe()) {
+      const double h = h_;
+      const double expert = (h * m_.ffn_hidden * (gates_ + 1.0)) / c_.tp;
+      p -= expert * m_.experts * (1.0 - 1.0 / c_.ep);
+    }
+    return p;
+  }
+
+  std::uint64_t grad_shard_bytes(double params) const {
+    const std::uint64_t bytes = static_cast<std::uint64_t>(params * c_.grad_bytes);
+    return bytes / c_.dp * c_.dp;  // reduce-scatter sizes divide evenly over the group
+  }
+
+  // --- one rank ------------------------------------------------------------------------------
+  struct Step {
+    bool forward;
+    int mb;
+    int chunk;
+  };
+
+  // Megatron's interleaved order (schedules.py, forward_backward_pipelining_with_interleaving):
+  // micro-batches go through the chunks in groups of p.
+  int interleaved_chunk(int k, bool forward) const {
+    const int c = (k / c_.pp) % chunks_;
+    return forward ? c : chunks_ - 1 - c;
+  }
+  int interleaved_mb(int k) const { return (k / (c_.pp * chunks_)) * c_.pp + k % c_.pp; }
+
+  std::vector<Step> schedule(int stage) const {
+    std::vector<Step> out;
+    if (c_.schedule == Schedule::GPipe) {
+      for (int i = 0; i < mb_; ++i) out.push_back({true, i, 0});
+      for (int i = 0; i < mb_; ++i) out.push_back({false, i, 0});
+      return out;
+    }
+    const int total = mb_ * chunks_;
+    const int warmup = c_.schedule == Schedule::OneFOneB
+                           ? std::min(c_.pp - stage - 1, mb_)
+                           : std::min((c_.pp - stage - 1) * 2 + (chunks_ - 1) * c_.pp, total);
+    int f = 0, b = 0;
+    const auto fwd = [&] {
+      out.push_back({true, chunks_ == 1 ? f : interleaved_mb(f),
+                     chunks_ == 1 ? 0 : interleaved_chunk(f, true)});
+      ++f;
+    };
+    const auto bwd = [&] {
+      out.push_back({false, chunks_ == 1 ? b : interleaved_mb(b),
+                     chunks_ == 1 ? 0 : interleaved_chunk(b, false)});
+      ++b;
+    };
+    for (int i = 0; i < warmup; ++i) fwd();
+    while (f < total) {
+      fwd();
+      bwd();
+    }
+    while (b < total) bwd();
+    return out;
+  }
+
+  void build_rank(int rank) {
+    rank_ = rank;
+    seq_[rank_];  // the rank's collective counters
+    const int tpr = rank % c_.tp;
+    const int dpr = (rank / c_.tp) % c_.dp;
+    const int stage = rank / (c_.tp * c_.dp);
+    tp_group_.clear();
+    for (int t = 0; t < c_.tp; ++t) tp_group_.push_back(rank_of(t, dpr, stage));
+    dp_group_.clear();
+    for (int d = 0; d < c_.dp; ++d) dp_group_.push_back(rank_of(tpr, d, stage));
+    ep_group_.clear();
+    const int ep_first = dpr / c_.ep * c_.ep;
+    for (int d = ep_first; d < ep_first + c_.ep; ++d) ep_group_.push_back(rank_of(tpr, d, stage));
+    prev_layer_start_ = -1;
+
+    // Per chunk: the op that ends the last micro-batch's backward of each layer, in order of
+    // completion, for the gradient buckets.
+    std::vector<std::vector<std::pair<std::int64_t, double>>> grads_ready(chunks_);
+    std::int64_t last = -1;
+    for (const Step& st : schedule(stage)) {
+      const int model_chunk = st.chunk * c_.pp + stage;
+      const bool first = model_chunk == 0;
+      const bool final = model_chunk == c_.pp * chunks_ - 1;
+      const int prev_rank = rank_of(tpr, dpr, (stage + c_.pp - 1) % c_.pp);
+      const int next_rank = rank_of(tpr, dpr, (stage + 1) % c_.pp);
+      cur_mb_ = st.mb;
+      cur_layer_ = -1;
+      const int layer0 = model_chunk * layers_per_chunk_;
+      if (st.forward) {
+        phase_ = Phase::Forward;
+        if (!first) {
+          last = collective(kPpRecv, Stream::PpRecv, collectives::Op::SendRecv, pp_bytes_,
+                            {prev_rank, rank}, {});
+        }
+        if (first) last = embedding(last, false);
+        for (int l = 0; l < layers_per_chunk_; ++l) last = layer_forward(layer0 + l, last);
+        if (final) last = logits(last, false);
+        if (!final) {
+          collective(kPpSend, Stream::PpSend, collectives::Op::SendRecv, pp_bytes_,
+                     {rank, next_rank}, {last});
+        }
+      } else {
+        phase_ = Phase::Backward;
+        if (!final) {
+          last = collective(kPpRecv, Stream::PpRecv, collectives::Op::SendRecv, pp_bytes_,
+                            {next_rank, rank}, {});
+        }
+        if (final) last = logits(last, true);
+        for (int l = layers_per_chunk_ - 1; l >= 0; --l) {
+          last = layer_backward(layer0 + l, last);
+          if (st.mb == mb_ - 1) grads_ready[st.chunk].push_back({last, layer_rank_params()});
+        }
+        cur_layer_ = -1;
+        if (first) last = embedding(last, true);
+        if (!first) {
+          collective(kPpSend, Stream::PpSend, collectives::Op::SendRecv, pp_bytes_,
+                     {rank, prev_rank}, {last});
+        }
+        if (st.mb == mb_ - 1 && (first || final)) {
+          grads_ready[st.chunk].push_back({last, embedding_params(m_) / c_.tp});
+        }
+      }
+    }
+    cur_mb_ = -1;
+    cur_layer_ = -1;
+    finish(grads_ready, last, stage, tpr, dpr);
+  }
+
+  std::int64_t embedding(std::int64_t last, bool backward) {
+    // Vocabulary-parallel lookup: every rank gathers its rows, the partial results are
+    // all-reduced (reduce-scattered with SP) across the tensor-parallel group.
+    if (!backward) {
+      last = memory(kEmbedding, 2.0 * tokens_ * h_ * dt_, last);
+      return tp_leave(last, false);
+    }
+    last = tp_leave(last, true);
+    return memory(kEmbedding, 2.0 * tokens_ * h_ * dt_, last);
+  }
+
+  std::int64_t logits(std::int64_t last, bool backward) {
+    const std::uint64_t vocab = static_cast<std::uint64_t>(m_.vocab) / c_.tp;
+    // Cross-entropy over the vocabulary shard in FP32: logits in, softmax, gradient out.
+    const double ce = static_cast<double>(tokens_) * vocab * (dt_ + 4.0 + dt_);
+    if (!backward) {
+      last = memory(kLayerNorm, norm_bytes(), last);
+      last = tp_enter(last, false);
+      last = linear(kLogits, tokens_, h_, vocab, last, false);
+      return memory(kCrossEntropy, ce, last);
+    }
+    last = linear(kLogits, tokens_, h_, vocab, last, true);
+    last = tp_enter(last, true);
+    return memory(kLayerNorm, 1.5 * norm_bytes(), last);
+  }
+
+  void finish(const std::vector<std::vector<std::pair<std::int64_t, double>>>& grads_ready,
+              std::int64_t last, int stage, int tpr, int dpr) {
+    phase_ = Phase::Optimizer;
+    std::vector<std::int64_t> waits{last};
+    // Tied embeddings: the first and the last stage each hold the word embedding; their
+    // gradients are summed before the optimizer (Megatron's embedding group).
+    const bool holds_embedding = stage == 0 || stage == c_.pp - 1;
+    if (c_.pp > 1 && holds_embedding) {
+      const std::uint64_t bytes =
+          static_cast<std::uint64_t>(static_cast<double>(m_.vocab) * h_ / c_.tp * c_.grad_bytes);
+      waits.push_back(collective(kEmbeddingAllReduce, Stream::Dp, collectives::Op::AllReduce, bytes,
+                                 {rank_of(tpr, dpr, 0), rank_of(tpr, dpr, c_.pp - 1)}, {last}));
+    }
+    double stage_params = 0;
+    if (c_.dp > 1 && c_.zero < 3) {
+      // Buckets fill in the order gradients appear; each is reduced once its last gradient
+      // exists (or after the whole backward without overlap).
+      const collectives::Op op =
+          c_.zero == 0 ? collectives::Op::AllReduce : collectives::Op::ReduceScatter;
+      const Name name = c_.zero == 0 ? kDpAllReduce : kDpReduceScatter;
+      for (int ch = chunks_ - 1; ch >= 0; --ch) {
+        double bucket = 0;
+        for (std::size_t i = 0; i < grads_ready[ch].size(); ++i) {
+          bucket += grads_ready[ch][i].second;
+          const bool full = bucket >= static_cast<double>(c_.bucket_params);
+          if (full || i + 1 == grads_ready[ch].size()) {
+            const std::int64_t after = c_.overlap_grad_reduce ? grads_ready[ch][i].first : last;
+            waits.push_back(collective(name, Stream::Dp, op, grad_shard_bytes(bucket), dp_group_,
+                                       {after}));
+            stage_params += bucket;
+            bucket = 0;
+          }
+        }
+      }
+    } else {
+      for (const auto& chunk : grads_ready) {
+        for (const auto& g : chunk) stage_params += g.second;
+      }
+    }
+    // The optimizer waits for every gradient (this rank's shard of them with ZeRO).
+    std::int64_t opt = -1;
+    {
+      Op op;
+      op.kind = OpKind::Compute;
+      op.stream = Stream::Compute;
+      op.phase = Phase::Optimizer;
+      op.name = kOptimizer;
+      Kernel k;
+      k.kind = KernelKind::MemoryBound;
+      k.dtype = c_.dtype;
+      const double shard = c_.zero >= 1 ? stage_params / c_.dp : stage_params;
+      k.bytes = static_cast<std::uint64_t>(kOptimizerBytesPerParam * shard);
+      op.item = kernel(k);
+      RankDag& rd = dag_.ranks[rank_];
+      op.deps_begin = static_cast<std::uint32_t>(rd.deps.size());
+      for (const std::int64_t w : waits) {
+        if (w >= 0) rd.deps.push_back(static_cast<std::uint32_t>(w));
+      }
+      op.deps_end = static_cast<std::uint32_t>(rd.deps.size());
+      rd.ops.push_back(op);
+      opt = static_cast<std::int64_t>(rd.ops.size() - 1);
+    }
+    if (c_.dp > 1 && (c_.zero == 1 || c_.zero == 2)) {
+      // The distributed optimizer all-gathers the updated 16-bit parameters.
+      const std::uint64_t bytes = static_cast<std::uint64_t>(stage_params * dt_) / c_.dp * c_.dp;
+      collective(kDpAllGather, Stream::Dp, collectives::Op::AllGather, bytes, dp_group_, {opt});
+    }
+  }
+
+  const ModelSpec& m_;
+  const TrainingConfig& c_;
+  Dag dag_;
+  std::map<std::vector<int>, std::uint32_t> groups_;
+  std::map<std::array<std::uint64_t, 11>, std::uint32_t> kernels_;
+  std::unordered_map<std::uint64_t, std::uint32_t> comms_;
+  std::unordered_map<int, std::unordered_map<std::uint32_t, std::uint32_t>> seq_;
+  int dt_ = 2, b_ = 1, s_ = 1, h_ = 1, tokens_ = 1, local_tokens_ = 1, heads_ = 1, kv_heads_ = 1,
+      d_ = 1, ffn_ = 1, gates_ = 1, chunks_ = 1, layers_per_chunk_ = 1, mb_ = 1;
+  std::uint64_t act_bytes_ = 0, pp_bytes_ = 0;
+  int rank_ = 0;
+  std::int32_t cur_mb_ = -1, cur_layer_ = -1;
+  Phase phase_ = Phase::Forward;
+  std::vector<int> tp_group_, dp_group_, ep_group_;
+  std::int64_t prev_layer_start_ = -1;
+  std::int64_t pending_ = -1;  // a dependency for the next compute op
+};
+
+}  // namespace
+
+void validate(const TrainingConfig& c, const ModelSpec& m) {
+  const auto need = [](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument(what);
+  };
+  need(c.tp >= 1 && c.pp >= 1 && c.dp >= 1 && c.ep >= 1, "tp, pp, dp and ep must be at least 1");
+  need(m.heads % c.tp == 0, "tp (" + num(c.tp) + ") must divide the heads (" + num(m.heads) + ")");
+  need(m.ffn_hidden % c.tp == 0,
+       "tp (" + num(c.tp) + ") must divide ffn_hidden (" + num(m.ffn_hidden) + ")");
+  need(m.vocab % c.tp == 0, "tp (" + num(c.tp) + ") must divide the vocabulary (" +
+                                num(m.vocab) + "; pad it as Megatron does)");
+  const int chunks = c.schedule == Schedule::Interleaved ? c.virtual_stages : 1;
+  need(chunks >= 1, "virtual_stages must be at least 1");
+  need(c.schedule == Schedule::Interleaved || c.virtual_stages == 1,
+       "virtual_stages > 1 needs the interleaved schedule");
+  need(m.layers % (c.pp * chunks) == 0, "pp x virtual_stages (" + num(c.pp * chunks) +
+                                            ") must divide the layers (" + num(m.layers) + ")");
+  need(c.micro_batch >= 1, "micro_batch must be at least 1");
+  need(c.global_batch % (c.micro_batch * c.dp) == 0,
+       "global_batch (" + num(c.global_batch) + ") must be a multiple of micro_batch x dp (" +
+           num(c.micro_batch) + " x " + num(c.dp) + ")");
+  need(c.micro_batches() >= 1, "global_batch must hold at least one micro-batch per replica");
+  if (c.schedule == Schedule::Interleaved) {
+    // Megatron's interleaved schedule needs whole groups of p micro-batches.
+    need(c.micro_batches() % c.pp == 0, "the interleaved schedule needs micro-batches (" +
+                                            num(c.micro_batches()) + ") divisible by pp (" +
+                                            num(c.pp) + ")");
+  }
+  need(!c.sequence_parallel || c.tp > 1, "sequence_parallel needs tp > 1");
+  need(!c.sequence_parallel || (static_cast<long long>(c.micro_batch) * m.seq_len) % c.tp == 0,
+       "sequence_parallel needs tp to divide micro_batch x seq_len");
+  need(c.zero >= 0 && c.zero <= 3, "zero must be 0, 1, 2 or 3");
+  need(c.grad_bytes == 2 || c.grad_bytes == 4, "grad_bytes must be 2 or 4");
+  need(c.bucket_params >= 1, "bucket_params must be positive");
+  if (m.moe()) {
+    need(c.dp % c.ep == 0, "ep (" + num(c.ep) + ") must divide dp (" + num(c.dp) + ")");
+    need(m.experts % c.ep == 0,
+         "ep (" + num(c.ep) + ") must divide the experts (" + num(m.experts) + ")");
+  } else {
+    need(c.ep == 1, "ep > 1 needs a model with experts");
+  }
+}
+
+Dag build_training(const ModelSpec& m, const TrainingConfig& c) {
+  validate(m);
+  validate(c, m);
+  Dag dag = Generator(m, c).run();
+  dag.model_flops = model_flops(m, c);
+  return dag;
+}
+
+double model_flops(const ModelSpec& m, const TrainingConfig& c) {
+  // Multiply-adds per token of one forward pass, times 2 FLOPs, times 3 for forward and
+  // backward (Megatron's num_floating_point_operations; attention counted without the causal
+  // saving, as Narayanan et al. eq. 3 and Korthikanti et al. eq. 7 do).
+  const double h = m.hidden, s = m.seq_len, d = m.head_dim();
+  const double qkv = h * (m.heads + 2.0 * m.kv_heads) * d;
+  const double proj = m.heads * d * h;
+  const double attention = 2.0 * s * m.heads * d;
+  const double ffn = h * m.ffn_hidden * (m.swiglu ? 3.0 : 2.0) * m.top_k;
+  const double router = m.moe() ? h * m.experts : 0.0;
+  const double per_token = m.layers * (qkv + proj + attention + ffn + router) + h * m.vocab;
+  return 3.0 * 2.0 * per_token * s * static_cast<double>(c.global_batch);
+}
+
+MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingConfig& c) {
+  MemoryEstimate e;
+  const int chunks = c.schedule == Schedule::Interleaved ? c.virtual_stages : 1;
+  const double layers = static_cast<double>(m.layers) / c.pp;
+  double per_layer = layer_params(m) / c.tp;
+  if (m.moe()) {
+    const double expert = m.hidden * static_cast<double>(m.ffn_hidden) * (m.swiglu ? 3.0 : 2.0);
+    per_layer -= expert / c.tp * m.experts * (1.0 - 1.0 / c.ep);
+  }
+  // The first stage holds the word and position embeddings besides its layers.
+  const double params = layers * per_layer + embedding_params(m) / c.tp;
+  const double dt = compute::dtype_bytes(c.dtype);
+  e.weights = params * dt / (c.zero >= 3 ? c.dp : 1);
+  e.gradients = params * c.grad_bytes / (c.zero >= 2 ? c.dp : 1);
+  // FP32 master weights and Adam's two moments (ZeRO §3.1: 12 bytes per parameter).
+  e.optimizer = params * 12.0 / (c.zero >= 1 ? c.dp : 1);
+  // Activations per layer, Korthikanti et al. §4 (16-bit activations): s b h (34 + 5 a s / h)
+  // without parallelism; tensor parallelism divides all but 10 s b h of it by t, sequence
+  // parallelism the rest too; selective recomputation (or a fused attention that never
+  // stores the s x s scores) drops the 5 a s / h term; full recomputation keeps the 2 s b h
+  // layer input only.
+  const double sbh = static_cast<double>(m.seq_len) * c.micro_batch * m.hidden;
+  const double scores = 5.0 * m.heads * m.seq_len / static_cast<double>(m.hidden);
+  const bool no_scores = c.recompute != Recompute::None || c.attention == AttentionImpl::Flash;
+  const double t = c.tp;
+  double layer_act;
+  if (c.recompute == Recompute::Full) {
+    layer_act = 2.0 * sbh / (c.sequence_parallel ? t : 1.0);
+  } else if (c.sequence_parallel) {
+    layer_act = sbh / t * (34.0 + (no_scores ? 0.0 : scores));
+  } else {
+    layer_act = sbh * (10.0 + 24.0 / t + (no_scores ? 0.0 : scores / t));
+  }
+  // Micro-batches in flight on the first stage: GPipe keeps all of them; 1F1B keeps p, which
+  // is L layers' worth in total; interleaving adds (p - 1) / (p m) of that (Korthikanti §4.2.3).
+  const int mb = c.micro_batches();
+  double in_flight_layers;
+  if (c.schedule == Schedule::GPipe) {
+    in_flight_layers = layers * mb;
+  } else {
+    in_flight_layers = layers * std::min(c.pp, mb);
+    if (chunks > 1) in_flight_layers *= 1.0 + (c.pp - 1.0) / (c.pp * static_cast<double>(mb));
+  }
+  e.activations = layer_act * in_flight_layers;
+  return e;
+}
+
+}  // namespace fabricsim::workload

@@ -1,0 +1,47 @@
+#pragma once
+// Runs a training DAG (training.hpp) given how long each kernel and each communication takes:
+// compute kernels one at a time on each rank's compute stream, communications on their
+// streams in list order, a collective once every member has reached it, a point-to-point
+// transfer from the moment its sender issues it (the receiver waits for the data if it asks
+// earlier). Deterministic: ties are broken by (time, rank, op).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/time.hpp"
+#include "workload/training.hpp"
+
+namespace fabricsim::workload {
+
+struct OpTiming {
+  core::Time start = 0;
+  core::Time end = 0;
+};
+
+// Where a rank's iteration went: compute + exposed communication + bubble = iteration time.
+struct RankBreakdown {
+  core::Time compute = 0;  // compute stream busy
+  // Compute stream idle while a communication it needs is moving data, per stream.
+  std::array<core::Time, static_cast<int>(Stream::Count)> exposed{};
+  // Compute stream idle for any other reason: waiting for another rank to reach a
+  // collective or to send (pipeline bubble, imbalance), or done before the slowest rank.
+  core::Time bubble = 0;
+  core::Time exposed_total() const {
+    core::Time t = 0;
+    for (const core::Time e : exposed) t += e;
+    return t;
+  }
+};
+
+struct TrainingTimeline {
+  core::Time iteration = 0;  // the last op's end
+  std::vector<std::vector<OpTiming>> ops;  // per rank, per op
+  std::vector<RankBreakdown> ranks;
+};
+
+// kernel_time[i] is Dag::kernels[i]'s duration, comm_time[i] Dag::comms[i]'s. Throws
+// std::runtime_error naming a stuck op if the DAG cannot finish (a cycle between ranks).
+TrainingTimeline execute_training(const Dag& dag, const std::vector<core::Time>& kernel_time,
+                                  const std::vector<core::Time>& comm_time);
+
+}  // namespace fabricsim::workload

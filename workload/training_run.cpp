@@ -1,0 +1,77 @@
+#include "workload/training_run.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "workload/comm_cost.hpp"
+
+namespace fabricsim::workload {
+
+TrainingReport simulate_training(const TrainingInputs& in) {
+  if (!in.kernels || !in.topology || !in.network) {
+    throw std::invalid_argument("simulate_training: kernels, topology and network are needed");
+  }
+  int gpus = 0;
+  for (const net::Host& h : in.topology->hosts) gpus += static_cast<int>(h.gpus);
+  const TrainingConfig& c = in.config;
+  if (c.world() != gpus) {
+    throw std::invalid_argument(fmt::format(
+        "tp x pp x dp = {} x {} x {} = {} ranks, but the cluster has {} GPUs", c.tp, c.pp, c.dp,
+        c.world(), gpus));
+  }
+  TrainingReport rep;
+  rep.memory = estimate_memory(in.model, c);
+  const double hbm = in.gpu.hbm_gb * 1e9;
+  if (rep.memory.total() > hbm) {
+    const MemoryEstimate& m = rep.memory;
+    throw std::invalid_argument(fmt::format(
+        "does not fit in GPU memory: weights {:.1f} GB + gradients {:.1f} GB + optimizer state "
+        "{:.1f} GB + activations {:.1f} GB = {:.1f} GB per GPU, but the {} has {:.0f} GB (more "
+        "tp/pp, ZeRO, recomputation or a smaller micro_batch would help)",
+        m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
+        m.total() / 1e9, in.gpu.name, in.gpu.hbm_gb));
+  }
+  rep.dag = build_training(in.model, c);
+  const Dag& dag = rep.dag;
+
+  rep.kernel_time.reserve(dag.kernels.size());
+  for (const compute::Kernel& k : dag.kernels) {
+    compute::KernelTime t = in.kernels->time(in.gpu, k);
+    rep.kernel_time.push_back(static_cast<core::Time>(std::llround(t.us * 1e6)));
+    rep.kernel_source.push_back(std::move(t));
+  }
+  rep.comm_time.assign(dag.comms.size(), 0);
+  if (!in.free_communication) {
+    CommCost cost(*in.topology, *in.network, rank_layout(*in.topology, in.hw), in.exec, in.run);
+    for (std::size_t i = 0; i < dag.comms.size(); ++i) {
+      rep.comm_time[i] = cost.time(dag.comms[i], dag.groups[dag.comms[i].group]);
+    }
+    rep.comm_shapes = cost.simulated();
+    rep.network_events = cost.events();
+  }
+  rep.timeline = execute_training(dag, rep.kernel_time, rep.comm_time);
+
+  double n = 0;
+  for (const RankDag& rd : dag.ranks) n += rd.simulated ? 1 : 0;
+  constexpr double kSecond = 1e12;  // core::Time is in picoseconds
+  rep.iteration_s = static_cast<double>(rep.timeline.iteration) / kSecond;
+  for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
+    if (!dag.ranks[r].simulated) continue;
+    const RankBreakdown& b = rep.timeline.ranks[r];
+    rep.compute_s += static_cast<double>(b.compute) / kSecond / n;
+    for (int s = 0; s < static_cast<int>(Stream::Count); ++s) {
+      rep.exposed_s[s] += static_cast<double>(b.exposed[s]) / kSecond / n;
+    }
+    rep.bubble_s += static_cast<double>(b.bubble) / kSecond / n;
+  }
+  if (rep.iteration_s > 0) {
+    rep.tflops_per_gpu = dag.model_flops / c.world() / rep.iteration_s / 1e12;
+    rep.mfu = rep.tflops_per_gpu / in.gpu.bf16_tflops;
+  }
+  return rep;
+}
+
+}  // namespace fabricsim::workload

@@ -1,0 +1,56 @@
+#pragma once
+// One training iteration on a simulated cluster, end to end: the DAG from the generator,
+// kernel times from the kernel-timing database, communication times from the network
+// (comm_cost.hpp), the schedule from the executor, and the figures a user asks for.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "compute/gpu.hpp"
+#include "compute/kernel_db.hpp"
+#include "net/config.hpp"
+#include "net/network.hpp"
+#include "net/topology/topology.hpp"
+#include "workload/collective_exec.hpp"
+#include "workload/training.hpp"
+#include "workload/training_exec.hpp"
+
+namespace fabricsim::workload {
+
+struct TrainingInputs {
+  ModelSpec model;
+  TrainingConfig config;
+  compute::GpuSpec gpu;
+  const compute::KernelDb* kernels = nullptr;
+  const net::Topology* topology = nullptr;
+  const net::NetworkConfig* network = nullptr;
+  collectives::Hardware hw;
+  ExecParams exec;
+  net::RunOptions run;
+  bool free_communication = false;  // every communication takes no time (schedule tests)
+};
+
+struct TrainingReport {
+  Dag dag;
+  std::vector<core::Time> kernel_time;
+  std::vector<compute::KernelTime> kernel_source;  // per kernel: path and source
+  std::vector<core::Time> comm_time;
+  TrainingTimeline timeline;
+  MemoryEstimate memory;
+  // Averages over ranks, seconds: compute + exposed + bubble = iteration.
+  double iteration_s = 0;
+  double compute_s = 0;
+  std::array<double, static_cast<int>(Stream::Count)> exposed_s{};
+  double bubble_s = 0;
+  double tflops_per_gpu = 0;  // model FLOPs per second per GPU
+  double mfu = 0;             // of the GPU's dense BF16 peak
+  std::size_t comm_shapes = 0;  // distinct communications simulated on the network
+  std::uint64_t network_events = 0;
+};
+
+// Throws std::invalid_argument for an inconsistent model/configuration, a world size that is
+// not the cluster's GPU count, or a configuration that does not fit in the GPU's memory (the
+// message shows the estimate).
+TrainingReport simulate_training(const TrainingInputs& in);
+
+}  // namespace fabricsim::workload
