@@ -1,5 +1,6 @@
 // `fabricsim validate`: simulated vs measured bus bandwidth for every dataset of the
-// validation manifest, as a table and a CSV (tools/plot validate draws it).
+// validation manifest, as a table and a CSV (tools/plot validate draws it); with
+// `--suite training`, simulated vs published training iteration times.
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -14,19 +15,50 @@
 #include "tools/net_report.hpp"
 #include "tools/units.hpp"
 #include "tools/validate.hpp"
+#include "tools/validate_training.hpp"
 
 namespace po = boost::program_options;
 
 namespace fabricsim::tools {
 
+namespace {
+
+int validate_training_suite(const std::string& manifest, const std::vector<std::string>& only) {
+  int failed = 0, met = 0, total = 0;
+  std::printf("%-34s %10s %10s %8s  %s\n", "case", "measured", "simulated", "error",
+              "bar (within 15%)");
+  for (const TrainingCase& c : load_training_manifest(manifest)) {
+    if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
+    try {
+      const TrainingCheck r = validate_training(c);
+      const bool ok = std::abs(r.error()) <= kTrainingBar;
+      met += ok;
+      ++total;
+      std::printf("%-34s %9.3fs %9.3fs %+7.1f%%  %s\n", c.name.c_str(), c.measured_s,
+                  r.report.iteration_s, 100 * r.error(), ok ? "met" : "MISSED");
+    } catch (const std::exception& ex) {
+      std::fprintf(stderr, "error: %s: %s\n", c.name.c_str(), ex.what());
+      ++failed;
+    }
+    std::fflush(stdout);
+  }
+  std::printf("%d of %d cases meet the bar\n", met, total);
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
 int cmd_validate(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim validate [options]");
-  std::string manifest = "scenarios/validation/manifest.yaml", csv, max_bytes;
+  std::string manifest, csv, max_bytes, suite = "busbw";
   std::vector<std::string> only;
-  opts.add_options()("help,h", "show this help")("manifest", po::value(&manifest),
-                                                 "datasets and their scenarios (default: "
-                                                 "scenarios/validation/manifest.yaml)")(
-      "dataset", po::value(&only)->composing(), "only this dataset (repeatable)")(
+  opts.add_options()("help,h", "show this help")(
+      "suite", po::value(&suite),
+      "busbw (nccl-tests datasets) or training (published iteration times)")(
+      "manifest", po::value(&manifest),
+      "datasets and their scenarios (default: scenarios/validation/manifest.yaml, or "
+      "scenarios/validation/training/manifest.yaml with --suite training)")(
+      "dataset", po::value(&only)->composing(), "only this dataset or case (repeatable)")(
       "max-bytes", po::value(&max_bytes), "skip measured sizes above this, e.g. 1GiB")(
       "csv", po::value(&csv), "write every row to this CSV");
   po::variables_map vm;
@@ -36,6 +68,15 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::printf("%s\n", (std::ostringstream() << opts).str().c_str());
     return 0;
   }
+  if (suite == "training") {
+    return validate_training_suite(
+        manifest.empty() ? "scenarios/validation/training/manifest.yaml" : manifest, only);
+  }
+  if (suite != "busbw") {
+    std::fprintf(stderr, "error: --suite must be busbw or training, not '%s'\n", suite.c_str());
+    return 2;
+  }
+  if (manifest.empty()) manifest = "scenarios/validation/manifest.yaml";
   const std::uint64_t cap = max_bytes.empty() ? 0 : parse_bytes(max_bytes);
   std::string table = validation_csv_header();
   int failed = 0, met = 0, total = 0;

@@ -17,13 +17,35 @@ namespace fabricsim::workload {
 using compute::Kernel;
 using compute::KernelKind;
 
-const char* const kOpNames[] = {
-    "layernorm",      "qkv",          "attn_scores", "softmax",       "attn_dropout",
-    "attn_values",    "flash_attn",   "proj",        "bias_drop_add", "fc1",
-    "activation",     "fc2",          "router",      "experts_fc1",   "experts_fc2",
-    "embedding",      "logits",       "cross_entropy", "optimizer",   "tp_allreduce",
-    "tp_allgather",   "tp_reducescatter", "pp_send", "pp_recv",       "dp_allreduce",
-    "dp_reducescatter", "dp_allgather", "ep_alltoall", "embedding_allreduce"};
+const char* const kOpNames[] = {"layernorm",
+                                "qkv",
+                                "attn_scores",
+                                "softmax",
+                                "attn_dropout",
+                                "attn_values",
+                                "flash_attn",
+                                "proj",
+                                "bias_drop_add",
+                                "fc1",
+                                "activation",
+                                "fc2",
+                                "router",
+                                "experts_fc1",
+                                "experts_fc2",
+                                "embedding",
+                                "logits",
+                                "cross_entropy",
+                                "optimizer",
+                                "tp_allreduce",
+                                "tp_allgather",
+                                "tp_reducescatter",
+                                "pp_send",
+                                "pp_recv",
+                                "dp_allreduce",
+                                "dp_reducescatter",
+                                "dp_allgather",
+                                "ep_alltoall",
+                                "embedding_allreduce"};
 const int kOpNameCount = static_cast<int>(std::size(kOpNames));
 
 namespace {
@@ -62,7 +84,9 @@ enum Name : std::uint8_t {
 };
 static_assert(kNameCount == std::size(kOpNames));
 
-std::string num(double v) { return std::to_string(static_cast<long long>(v)); }
+std::string num(double v) {
+  return std::to_string(static_cast<long long>(v));
+}
 
 // Adam with mixed precision reads the FP32 master weights, gradients and both moments and
 // writes the master weights, the moments and the 16-bit weights: 4x4 + 3x4 + 2 bytes per
@@ -116,10 +140,17 @@ class Generator {
   }
 
   std::uint32_t kernel(const Kernel& k) {
-    const std::array<std::uint64_t, 11> key{
-        static_cast<std::uint64_t>(k.kind), static_cast<std::uint64_t>(k.dtype), k.batch, k.m,
-        k.n, k.k, k.heads, k.seq, k.head_dim, (k.causal ? 1u : 0u) | (k.backward ? 2u : 0u),
-        k.bytes};
+    const std::array<std::uint64_t, 11> key{static_cast<std::uint64_t>(k.kind),
+                                            static_cast<std::uint64_t>(k.dtype),
+                                            k.batch,
+                                            k.m,
+                                            k.n,
+                                            k.k,
+                                            k.heads,
+                                            k.seq,
+                                            k.head_dim,
+                                            (k.causal ? 1u : 0u) | (k.backward ? 2u : 0u),
+                                            k.bytes};
     const auto [it, fresh] =
         kernels_.try_emplace(key, static_cast<std::uint32_t>(dag_.kernels.size()));
     if (fresh) dag_.kernels.push_back(k);
@@ -157,8 +188,8 @@ class Generator {
     return add(op, {last});
   }
 
-  std::int64_t gemm(Name name, std::uint64_t m, std::uint64_t n, std::uint64_t k,
-                    std::int64_t last, std::uint64_t batch = 1) {
+  std::int64_t gemm(Name name, std::uint64_t m, std::uint64_t n, std::uint64_t k, std::int64_t last,
+                    std::uint64_t batch = 1) {
     Kernel g;
     g.kind = KernelKind::Gemm;
     g.dtype = c_.dtype;
@@ -187,18 +218,20 @@ class Generator {
   }
 
   std::int64_t collective(Name name, Stream stream, collectives::Op op, std::uint64_t bytes,
-                          const std::vector<int>& members, std::initializer_list<std::int64_t> deps) {
+                          const std::vector<int>& members,
+                          std::initializer_list<std::int64_t> deps) {
     const std::uint32_t g = group(members);
     // Members issue their collectives on a group in the same order: the n-th on group g of
-    // every member is one collective.
-    const std::uint64_t key = (std::uint64_t{g} << 32) | seq_[rank_][g]++;
-    const auto [it, fresh] =
-        comms_.try_emplace(key, static_cast<std::uint32_t>(dag_.comms.size()));
+    // every member is one collective. Point-to-point transfers count forward and backward
+    // apart: with two stages (or the interleaved schedule's wrap-around) both directions of
+    // a stage pair share the group, and each side interleaves them in its own order.
+    const bool p2p = name == kPpSend || name == kPpRecv;
+    const std::uint32_t lane = 4 * g + (p2p ? (phase_ == Phase::Forward ? 1 : 2) : 0);
+    const std::uint64_t key = (std::uint64_t{lane} << 32) | seq_[rank_][lane]++;
+    const auto [it, fresh] = comms_.try_emplace(key, static_cast<std::uint32_t>(dag_.comms.size()));
     if (fresh) dag_.comms.push_back(Comm{op, bytes, g});
     Op o;
-    o.kind = name == kPpSend   ? OpKind::Send
-             : name == kPpRecv ? OpKind::Recv
-                               : OpKind::Collective;
+    o.kind = name == kPpSend ? OpKind::Send : name == kPpRecv ? OpKind::Recv : OpKind::Collective;
     o.stream = stream;
     o.phase = phase_;
     o.name = name;
@@ -218,13 +251,13 @@ class Generator {
   // row-parallel output (all-reduce, or reduce-scatter with SP); the backward swaps them.
   std::int64_t tp_enter(std::int64_t last, bool backward) {
     if (!backward) return c_.sequence_parallel ? tp_comm(collectives::Op::AllGather, last) : last;
-    return tp_comm(c_.sequence_parallel ? collectives::Op::ReduceScatter : collectives::Op::AllReduce,
-                   last);
+    return tp_comm(
+        c_.sequence_parallel ? collectives::Op::ReduceScatter : collectives::Op::AllReduce, last);
   }
   std::int64_t tp_leave(std::int64_t last, bool backward) {
     if (!backward) {
-      return tp_comm(c_.sequence_parallel ? collectives::Op::ReduceScatter : collectives::Op::AllReduce,
-                     last);
+      return tp_comm(
+          c_.sequence_parallel ? collectives::Op::ReduceScatter : collectives::Op::AllReduce, last);
     }
     return c_.sequence_parallel ? tp_comm(collectives::Op::AllGather, last) : last;
   }
@@ -481,22 +514,26 @@ class Generator {
       cur_mb_ = st.mb;
       cur_layer_ = -1;
       const int layer0 = model_chunk * layers_per_chunk_;
+      // Neighbouring chunks on other ranks; one stage holding several chunks passes activations
+      // between them in memory.
+      const bool has_prev = !first && c_.pp > 1;
+      const bool has_next = !final && c_.pp > 1;
       if (st.forward) {
         phase_ = Phase::Forward;
-        if (!first) {
+        if (has_prev) {
           last = collective(kPpRecv, Stream::PpRecv, collectives::Op::SendRecv, pp_bytes_,
                             {prev_rank, rank}, {});
         }
         if (first) last = embedding(last, false);
         for (int l = 0; l < layers_per_chunk_; ++l) last = layer_forward(layer0 + l, last);
         if (final) last = logits(last, false);
-        if (!final) {
+        if (has_next) {
           collective(kPpSend, Stream::PpSend, collectives::Op::SendRecv, pp_bytes_,
                      {rank, next_rank}, {last});
         }
       } else {
         phase_ = Phase::Backward;
-        if (!final) {
+        if (has_next) {
           last = collective(kPpRecv, Stream::PpRecv, collectives::Op::SendRecv, pp_bytes_,
                             {next_rank, rank}, {});
         }
@@ -507,7 +544,7 @@ class Generator {
         }
         cur_layer_ = -1;
         if (first) last = embedding(last, true);
-        if (!first) {
+        if (has_prev) {
           collective(kPpSend, Stream::PpSend, collectives::Op::SendRecv, pp_bytes_,
                      {rank, prev_rank}, {last});
         }
@@ -574,8 +611,8 @@ class Generator {
           const bool full = bucket >= static_cast<double>(c_.bucket_params);
           if (full || i + 1 == grads_ready[ch].size()) {
             const std::int64_t after = c_.overlap_grad_reduce ? grads_ready[ch][i].first : last;
-            waits.push_back(collective(name, Stream::Dp, op, grad_shard_bytes(bucket), dp_group_,
-                                       {after}));
+            waits.push_back(
+                collective(name, Stream::Dp, op, grad_shard_bytes(bucket), dp_group_, {after}));
             stage_params += bucket;
             bucket = 0;
           }
@@ -644,8 +681,8 @@ void validate(const TrainingConfig& c, const ModelSpec& m) {
   need(m.heads % c.tp == 0, "tp (" + num(c.tp) + ") must divide the heads (" + num(m.heads) + ")");
   need(m.ffn_hidden % c.tp == 0,
        "tp (" + num(c.tp) + ") must divide ffn_hidden (" + num(m.ffn_hidden) + ")");
-  need(m.vocab % c.tp == 0, "tp (" + num(c.tp) + ") must divide the vocabulary (" +
-                                num(m.vocab) + "; pad it as Megatron does)");
+  need(m.vocab % c.tp == 0, "tp (" + num(c.tp) + ") must divide the vocabulary (" + num(m.vocab) +
+                                "; pad it as Megatron does)");
   const int chunks = c.schedule == Schedule::Interleaved ? c.virtual_stages : 1;
   need(chunks >= 1, "virtual_stages must be at least 1");
   need(c.schedule == Schedule::Interleaved || c.virtual_stages == 1,

@@ -1,0 +1,53 @@
+#include "tools/validate_training.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
+#include "tools/scenario.hpp"
+#include "tools/training_report.hpp"
+#include "tools/yaml_section.hpp"
+
+namespace fabricsim::tools {
+
+std::vector<TrainingCase> load_training_manifest(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ScenarioError(path + ": cannot open the training manifest");
+  } catch (const YAML::ParserException& e) {
+    throw ScenarioError(fmt::format("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
+                                    e.mark.column + 1, e.msg));
+  }
+  ParseContext ctx;
+  ctx.file = path;
+  const Section top(root, ctx, "");
+  top.only({"cases"});
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::vector<TrainingCase> out;
+  for (const Section& s : top.items("cases")) {
+    s.only({"name", "scenario", "measured_s", "source"});
+    TrainingCase c;
+    c.name = s.text("name");
+    c.scenario = (dir / s.text("scenario")).string();
+    c.measured_s = s.real("measured_s", std::nullopt, 0, 1e9, true);
+    c.source = s.text("source");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+TrainingCheck validate_training(const TrainingCase& c) {
+  const Scenario sc = load_scenario(c.scenario);
+  if (!sc.net || !sc.net->training) {
+    throw ScenarioError(c.scenario + ": not a training scenario (no training: section)");
+  }
+  TrainingCheck out;
+  out.c = c;
+  out.report = run_training(sc, true);
+  return out;
+}
+
+}  // namespace fabricsim::tools

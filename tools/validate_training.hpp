@@ -1,0 +1,32 @@
+#pragma once
+// Accuracy of whole training iterations: a manifest pairs each published iteration time
+// (Megatron-LM papers, shared/reference/e2e/) with the scenario that rebuilds its run.
+#include <string>
+#include <vector>
+
+#include "workload/training_run.hpp"
+
+namespace fabricsim::tools {
+
+struct TrainingCase {
+  std::string name;
+  std::string scenario;  // path
+  double measured_s = 0;
+  std::string source;
+};
+
+// Paths in the manifest are relative to its folder.
+std::vector<TrainingCase> load_training_manifest(const std::string& path);
+
+struct TrainingCheck {
+  TrainingCase c;
+  workload::TrainingReport report;
+  double error() const { return (report.iteration_s - c.measured_s) / c.measured_s; }
+};
+
+TrainingCheck validate_training(const TrainingCase& c);
+
+// The training issue's bar: the simulated iteration time within 15% of the published one.
+inline constexpr double kTrainingBar = 0.15;
+
+}  // namespace fabricsim::tools
