@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "collectives/call.hpp"
+#include "compute/gpu.hpp"
+#include "compute/kernel_db.hpp"
 #include "core/phold.hpp"
 #include "net/config.hpp"
 #include "net/network.hpp"
 #include "net/topology/topology.hpp"
-#include "compute/gpu.hpp"
-#include "compute/kernel_db.hpp"
 #include "workload/collective_exec.hpp"
 #include "workload/training.hpp"
 
@@ -62,6 +62,9 @@ struct CollectiveSection {
 
 // The `training` section: one iteration of a model with its parallelism on every GPU.
 struct TrainingSection {
+  // `import`: a SimAI/AICB workload file, whose DAG replaces the model's (model stays empty).
+  std::string imported_from;
+  std::optional<workload::Dag> imported;
   workload::ModelSpec model;
   workload::TrainingConfig config;
   compute::GpuSpec gpu;

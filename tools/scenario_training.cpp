@@ -9,6 +9,7 @@
 #include "compute/gpu.hpp"
 #include "compute/kernel_db.hpp"
 #include "tools/scenario_parts.hpp"
+#include "workload/aicb_import.hpp"
 
 namespace fabricsim::tools {
 namespace {
@@ -74,8 +75,10 @@ std::string model_names() {
 
 workload::ModelSpec read_model(const Section& t) {
   const YAML::Node node = t.node()["model"];
-  if (!node) t.fail_key("model", "is required: a name from workload/models/, a .yaml file, or "
-                                 "the model's keys (layers, hidden, heads, seq_len, vocab, ...)");
+  if (!node)
+    t.fail_key("model",
+               "is required: a name from workload/models/, a .yaml file, or "
+               "the model's keys (layers, hidden, heads, seq_len, vocab, ...)");
   if (node.IsMap()) {
     workload::ModelSpec m = read_model_keys(t.sub("model"));
     return m;
@@ -105,11 +108,64 @@ workload::ModelSpec read_model(const Section& t) {
 
 }  // namespace
 
+// `import: FILE`: a workload file written by SimAI's AICB generator; parallelism comes from its
+// header, compute times from its lines.
+TrainingSection read_import(const Section& t, const net::Topology& topo) {
+  t.only({"import", "format", "max_channels", "nvls", "nvlink_efficiency", "nvls_efficiency",
+          "latencies", "step_latency", "host_delay"});
+  t.choice("format", "aicb", {"aicb"});
+  TrainingSection s;
+  s.gpu = cluster_gpu(t, topo);
+  std::uint32_t gpus = 0;
+  for (const net::Host& h : topo.hosts) gpus += h.gpus;
+  const std::string name = t.text("import");
+  const fs::path p = fs::path(name).is_absolute() ? fs::path(name)
+                                                  : fs::path(t.context().file).parent_path() / name;
+  std::ifstream in(p);
+  if (!in) t.fail_key("import", fmt::format("cannot open '{}'", p.string()));
+  try {
+    workload::AicbWorkload w = workload::import_aicb(in, p.string(), static_cast<int>(gpus));
+    const workload::AicbHeader& h = w.header;
+    s.imported = std::move(w.dag);
+    s.config.tp = h.tp;
+    s.config.dp = static_cast<int>(gpus) / h.tp;
+    s.config.ep = h.ep;
+  } catch (const std::invalid_argument& e) {
+    t.fail_key("import", e.what());
+  }
+  s.imported_from = p.string();
+  s.model.name = p.filename().string();
+  read_comm_model(t, topo, s.gpu, s.hw, s.exec);
+  return s;
+}
+
 TrainingSection read_training(const Section& t, const net::Topology& topo) {
-  t.only({"model", "tp", "pp", "dp", "ep", "sequence_parallel", "schedule", "virtual_stages",
-          "micro_batch", "global_batch", "recompute", "zero", "attention", "dtype", "grad_dtype",
-          "bucket_params", "overlap_grad_reduce", "kernels", "max_channels", "nvls",
-          "nvlink_efficiency", "nvls_efficiency", "latencies", "step_latency", "host_delay"});
+  if (t.has("import")) return read_import(t, topo);
+  t.only({"model",
+          "tp",
+          "pp",
+          "dp",
+          "ep",
+          "sequence_parallel",
+          "schedule",
+          "virtual_stages",
+          "micro_batch",
+          "global_batch",
+          "recompute",
+          "zero",
+          "attention",
+          "dtype",
+          "grad_dtype",
+          "bucket_params",
+          "overlap_grad_reduce",
+          "kernels",
+          "max_channels",
+          "nvls",
+          "nvlink_efficiency",
+          "nvls_efficiency",
+          "latencies",
+          "step_latency",
+          "host_delay"});
   TrainingSection s;
   s.model = read_model(t);
   s.gpu = cluster_gpu(t, topo);

@@ -60,6 +60,7 @@ workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
   workload::TrainingInputs in;
   in.model = t.model;
   in.config = t.config;
+  if (t.imported) in.imported = &*t.imported;
   in.gpu = t.gpu;
   in.kernels = &t.kernels;
   in.topology = &ns.topology;
@@ -70,8 +71,10 @@ workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
   return workload::simulate_training(in);
 }
 
-std::string training_summary(const Scenario& sc, const workload::TrainingReport& r) {
-  const TrainingSection& t = *sc.net->training;
+namespace {
+
+// The model, its parallelism and the memory estimate.
+std::string model_summary(const TrainingSection& t, const workload::TrainingReport& r) {
   const workload::TrainingConfig& c = t.config;
   std::string out = fmt::format(
       "training: {} on {} x {}, tp {} pp {} dp {}{}, {} schedule{}, micro-batch {}, global "
@@ -90,8 +93,24 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
   out += fmt::format(
       "memory per GPU (first stage): weights {:.1f} GB, gradients {:.1f} GB, optimizer {:.1f} "
       "GB, activations {:.1f} GB = {:.1f} of {:.0f} GB\n",
-      m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
-      m.total() / 1e9, t.gpu.hbm_gb);
+      m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9, m.total() / 1e9,
+      t.gpu.hbm_gb);
+  return out;
+}
+
+}  // namespace
+
+std::string training_summary(const Scenario& sc, const workload::TrainingReport& r) {
+  const TrainingSection& t = *sc.net->training;
+  const workload::TrainingConfig& c = t.config;
+  std::string out;
+  if (t.imported) {
+    out =
+        fmt::format("training: imported {} on {} x {}, tp {} dp {}{}\n", t.imported_from, c.world(),
+                    t.gpu.name, c.tp, c.dp, c.ep > 1 ? fmt::format(" ep {}", c.ep) : "");
+  } else {
+    out = model_summary(t, r);
+  }
   const double it = r.iteration_s;
   out += fmt::format("iteration time      {:.4f} s\n", it);
   out += fmt::format("  compute           {:.4f} s {}\n", r.compute_s, pct(r.compute_s, it));
@@ -105,9 +124,14 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
     }
   }
   out += fmt::format("  bubble and waits  {:.4f} s {}\n", r.bubble_s, pct(r.bubble_s, it));
-  out += fmt::format("throughput          {:.1f} TFLOP/s per GPU (model FLOPs), MFU {:.1f}% of "
-                     "{:.0f} TFLOP/s\n",
-                     r.tflops_per_gpu, 100.0 * r.mfu, t.gpu.bf16_tflops);
+  if (r.dag.model_flops > 0) {
+    out += fmt::format(
+        "throughput          {:.1f} TFLOP/s per GPU (model FLOPs), MFU {:.1f}% of "
+        "{:.0f} TFLOP/s\n",
+        r.tflops_per_gpu, 100.0 * r.mfu, t.gpu.bf16_tflops);
+  } else {
+    out += "throughput          unknown (the workload file gives times, not FLOPs)\n";
+  }
   std::map<std::string, int> paths;
   for (const compute::KernelTime& k : r.kernel_source) ++paths[std::string(name(k.path))];
   std::string p;
@@ -178,8 +202,7 @@ int print_training(const Scenario& sc, const std::string& out_dir, bool quiet) {
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
   const workload::TrainingReport r = run_training(sc, quiet);
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s", training_summary(sc, r).c_str());
   std::printf("simulated in %.2f s\n", wall);
   if (!out_dir.empty()) {

@@ -68,8 +68,10 @@
 //   which is what SimAI's size/n arithmetic moves.
 // - The update time after a blocking collective is a compute op (named like the collective)
 //   on the compute stream, which the next compute waits for, as in SimAI. After the
-//   weight-gradient collectives it becomes one "optimizer" op at the end of the iteration, as
-//   long as the update of the last gradient collective issued.
+//   weight-gradient collectives it becomes one "optimizer" op at the end of the iteration,
+//   lasting the update time of the last gradient collective issued. SimAI ends at the latest
+//   of (collective end + its update time); the two agree when that collective ends last
+//   after the last compute and the update times are equal, as AICB writes them (100).
 // - Op names (kOpNames): compute ops by keyword in the layer name, first match: "embedding" ->
 //   embedding, "cross_entropy" -> cross_entropy, "optimizer" or "grad" -> optimizer, "final"
 //   -> logits, "norm" -> layernorm, "moe" -> experts_fc1, "attention" -> flash_attn, anything
@@ -93,8 +95,8 @@ struct AicbHeader {
   int tp = 1;            // model_parallel_NPU_group (1 for DATA)
   int ep = 1;
   int pp = 1;
-  int ga = 1;            // micro-batches, already unrolled in the layer lines
-  int all_gpus = 0;      // 0: not given
+  int ga = 1;        // micro-batches, already unrolled in the layer lines
+  int all_gpus = 0;  // 0: not given
 };
 
 // Parses line 1 of `file`; throws std::invalid_argument("file:1: ...") if it is malformed or
@@ -106,6 +108,11 @@ AicbHeader parse_aicb_header(std::string_view line, const std::string& file);
 // Kernels are KernelKind::Given; model_flops and hardware_flops are 0 (unknown). Throws
 // std::invalid_argument("file:line: ...") for any malformed or unsupported input, including an
 // all_gpus other than `world` and a TP group that does not divide `world`.
-Dag import_aicb(std::istream& in, const std::string& file, int world, bool one_replica = true);
+struct AicbWorkload {
+  AicbHeader header;
+  Dag dag;
+};
+AicbWorkload import_aicb(std::istream& in, const std::string& file, int world,
+                         bool one_replica = true);
 
 }  // namespace fabricsim::workload

@@ -216,6 +216,26 @@ class Executor {
     const std::vector<OpTiming>& t = out_.ops[r];
     RankBreakdown& b = out_.ranks[r];
     core::Time prev_end = 0;
+    // When a communication's data moves: a collective from the moment all members are
+    // there, a transfer from its start.
+    const auto moving_from = [&](std::uint32_t i) {
+      return std::max(transfer_start_[rd.ops[i].item], t[i].start);
+    };
+    // Time within [a, b) during which stream s moved data. Its ops run one after another, so
+    // a communication queued behind others (a gradient bucket, say) exposes theirs too. Gaps
+    // come in time order, so each stream's cursor only moves forward.
+    std::array<std::size_t, kStreams> cursor{};
+    const auto stream_moving = [&](int s, core::Time a, core::Time b_end) {
+      const std::vector<std::uint32_t>& ops = state_[r].stream_ops[s];
+      std::size_t& c = cursor[s];
+      while (c < ops.size() && t[ops[c]].end <= a) ++c;
+      core::Time sum = 0;
+      for (std::size_t k = c; k < ops.size() && t[ops[k]].start < b_end; ++k) {
+        sum += std::max<core::Time>(
+            0, std::min(t[ops[k]].end, b_end) - std::max(moving_from(ops[k]), a));
+      }
+      return sum;
+    };
     const auto charge = [&](core::Time gap, std::uint32_t dep) {
       if (gap <= 0) return;
       const Op& d = rd.ops[dep];
@@ -223,7 +243,9 @@ class Executor {
         b.bubble += gap;
         return;
       }
-      const core::Time moving = t[dep].end - std::max(transfer_start_[d.item], t[dep].start);
+      const core::Time moving = d.kind == OpKind::Recv ? t[dep].end - moving_from(dep)
+                                                       : stream_moving(static_cast<int>(d.stream),
+                                                                       prev_end, prev_end + gap);
       const core::Time exposed = std::clamp<core::Time>(moving, 0, gap);
       b.exposed[static_cast<int>(d.stream)] += exposed;
       b.bubble += gap - exposed;

@@ -9,6 +9,22 @@
 #include "workload/comm_cost.hpp"
 
 namespace fabricsim::workload {
+namespace {
+
+void check_memory(const TrainingInputs& in, TrainingReport& rep) {
+  rep.memory = estimate_memory(in.model, in.config);
+  const MemoryEstimate& m = rep.memory;
+  if (m.total() > in.gpu.hbm_gb * 1e9) {
+    throw std::invalid_argument(fmt::format(
+        "does not fit in GPU memory: weights {:.1f} GB + gradients {:.1f} GB + optimizer state "
+        "{:.1f} GB + activations {:.1f} GB = {:.1f} GB per GPU, but the {} has {:.0f} GB (more "
+        "tp/pp, ZeRO, recomputation or a smaller micro_batch would help)",
+        m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9, m.total() / 1e9,
+        in.gpu.name, in.gpu.hbm_gb));
+  }
+}
+
+}  // namespace
 
 TrainingReport simulate_training(const TrainingInputs& in) {
   if (!in.kernels || !in.topology || !in.network) {
@@ -18,23 +34,17 @@ TrainingReport simulate_training(const TrainingInputs& in) {
   for (const net::Host& h : in.topology->hosts) gpus += static_cast<int>(h.gpus);
   const TrainingConfig& c = in.config;
   if (c.world() != gpus) {
-    throw std::invalid_argument(fmt::format(
-        "tp x pp x dp = {} x {} x {} = {} ranks, but the cluster has {} GPUs", c.tp, c.pp, c.dp,
-        c.world(), gpus));
+    throw std::invalid_argument(
+        fmt::format("tp x pp x dp = {} x {} x {} = {} ranks, but the cluster has {} GPUs", c.tp,
+                    c.pp, c.dp, c.world(), gpus));
   }
   TrainingReport rep;
-  rep.memory = estimate_memory(in.model, c);
-  const double hbm = in.gpu.hbm_gb * 1e9;
-  if (rep.memory.total() > hbm) {
-    const MemoryEstimate& m = rep.memory;
-    throw std::invalid_argument(fmt::format(
-        "does not fit in GPU memory: weights {:.1f} GB + gradients {:.1f} GB + optimizer state "
-        "{:.1f} GB + activations {:.1f} GB = {:.1f} GB per GPU, but the {} has {:.0f} GB (more "
-        "tp/pp, ZeRO, recomputation or a smaller micro_batch would help)",
-        m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
-        m.total() / 1e9, in.gpu.name, in.gpu.hbm_gb));
+  if (in.imported) {
+    rep.dag = *in.imported;
+  } else {
+    check_memory(in, rep);
+    rep.dag = build_training(in.model, c);
   }
-  rep.dag = build_training(in.model, c);
   const Dag& dag = rep.dag;
 
   rep.kernel_time.reserve(dag.kernels.size());

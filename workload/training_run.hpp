@@ -28,6 +28,9 @@ struct TrainingInputs {
   ExecParams exec;
   net::RunOptions run;
   bool free_communication = false;  // every communication takes no time (schedule tests)
+  // A DAG imported from a workload file (aicb_import.hpp) instead of the model's: no memory
+  // estimate, and no model FLOPs (TFLOP/s and MFU stay 0). `config` still gives tp and dp.
+  const Dag* imported = nullptr;
 };
 
 struct TrainingReport {
@@ -42,8 +45,8 @@ struct TrainingReport {
   double compute_s = 0;
   std::array<double, static_cast<int>(Stream::Count)> exposed_s{};
   double bubble_s = 0;
-  double tflops_per_gpu = 0;  // model FLOPs per second per GPU
-  double mfu = 0;             // of the GPU's dense BF16 peak
+  double tflops_per_gpu = 0;    // model FLOPs per second per GPU
+  double mfu = 0;               // of the GPU's dense BF16 peak
   std::size_t comm_shapes = 0;  // distinct communications simulated on the network
   std::uint64_t network_events = 0;
 };

@@ -88,9 +88,9 @@ TEST_CASE("training DAG: FLOPs per rank match the analytic count of a GPT layer"
       }
       REQUIRE(dag.hardware_flops == Approx(expected * tp).epsilon(1e-12));
       // MFU's numerator never counts recomputation.
-      REQUIRE(dag.model_flops == Approx(3 * 3 * (L * layer_forward_flops(b, s, h) +
-                                                 2 * b * s * h * V))
-                                     .epsilon(1e-12));
+      REQUIRE(
+          dag.model_flops ==
+          Approx(3 * 3 * (L * layer_forward_flops(b, s, h) + 2 * b * s * h * V)).epsilon(1e-12));
     }
   }
 }
@@ -348,8 +348,8 @@ TEST_CASE("training run: a configuration that does not fit errors with the numbe
   in.kernels = &db;
   in.topology = &topo;
   in.network = &cfg;
-  REQUIRE_THROWS_WITH(simulate_training(in), Catch::Contains("does not fit in GPU memory") &&
-                                                 Catch::Contains("80 GB"));
+  REQUIRE_THROWS_WITH(simulate_training(in),
+                      Catch::Contains("does not fit in GPU memory") && Catch::Contains("80 GB"));
   in.config.tp = 4;
   REQUIRE_THROWS_WITH(simulate_training(in), Catch::Contains("4 ranks, but the cluster has 8"));
 }
@@ -366,4 +366,25 @@ TEST_CASE("training DAG: bad configurations are refused with the numbers", "[wor
   c.global_batch = 3;
   c.dp = 2;
   REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("multiple of micro_batch x dp"));
+}
+
+TEST_CASE("training executor: waiting for queued gradient buckets is exposed communication",
+          "[workload][training]") {
+  // No pipeline and no tensor parallelism: nothing but data-parallel buckets to wait for, and
+  // they queue on one stream behind each other.
+  const ModelSpec m = gpt(8, 256, 8, 128, 1024);
+  TrainingConfig c;
+  c.dp = 2;
+  c.micro_batch = 1;
+  c.global_batch = 2;
+  c.bucket_params = 100'000;
+  const Dag dag = build_training(m, c);
+  REQUIRE(comm_totals(dag, 0).at("dp_allreduce").first > 2);
+  const std::vector<core::Time> kt(dag.kernels.size(), 1000);
+  const std::vector<core::Time> ct(dag.comms.size(), 50'000);  // far longer than the backward
+  const TrainingTimeline tl = execute_training(dag, kt, ct);
+  const RankBreakdown& b = tl.ranks[0];
+  REQUIRE(b.compute + b.bubble + b.exposed_total() == tl.iteration);
+  REQUIRE(b.bubble == 0);
+  REQUIRE(b.exposed[static_cast<int>(Stream::Dp)] > 2 * 50'000);
 }
