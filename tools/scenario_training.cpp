@@ -10,6 +10,7 @@
 #include "compute/kernel_db.hpp"
 #include "tools/scenario_parts.hpp"
 #include "workload/aicb_import.hpp"
+#include "workload/training_run.hpp"
 
 namespace fabricsim::tools {
 namespace {
@@ -208,6 +209,7 @@ TrainingSection read_training(const Section& t, const net::Topology& topo) {
   try {
     workload::validate(s.model);
     workload::validate(c, s.model);
+    workload::check_memory(s.model, c, s.gpu);
   } catch (const std::invalid_argument& e) {
     t.fail(t.node(), e.what());
   }

@@ -9,22 +9,20 @@
 #include "workload/comm_cost.hpp"
 
 namespace fabricsim::workload {
-namespace {
 
-void check_memory(const TrainingInputs& in, TrainingReport& rep) {
-  rep.memory = estimate_memory(in.model, in.config);
-  const MemoryEstimate& m = rep.memory;
-  if (m.total() > in.gpu.hbm_gb * 1e9) {
+MemoryEstimate check_memory(const ModelSpec& model, const TrainingConfig& c,
+                            const compute::GpuSpec& gpu) {
+  const MemoryEstimate m = estimate_memory(model, c);
+  if (m.total() > gpu.hbm_gb * 1e9) {
     throw std::invalid_argument(fmt::format(
         "does not fit in GPU memory: weights {:.1f} GB + gradients {:.1f} GB + optimizer state "
         "{:.1f} GB + activations {:.1f} GB = {:.1f} GB per GPU, but the {} has {:.0f} GB (more "
         "tp/pp, ZeRO, recomputation or a smaller micro_batch would help)",
         m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9, m.total() / 1e9,
-        in.gpu.name, in.gpu.hbm_gb));
+        gpu.name, gpu.hbm_gb));
   }
+  return m;
 }
-
-}  // namespace
 
 TrainingReport simulate_training(const TrainingInputs& in) {
   if (!in.kernels || !in.topology || !in.network) {
@@ -42,7 +40,7 @@ TrainingReport simulate_training(const TrainingInputs& in) {
   if (in.imported) {
     rep.dag = *in.imported;
   } else {
-    check_memory(in, rep);
+    rep.memory = check_memory(in.model, c, in.gpu);
     rep.dag = build_training(in.model, c);
   }
   const Dag& dag = rep.dag;

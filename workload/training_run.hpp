@@ -51,6 +51,10 @@ struct TrainingReport {
   std::uint64_t network_events = 0;
 };
 
+// The memory estimate; throws std::invalid_argument showing it when it exceeds the GPU's HBM.
+MemoryEstimate check_memory(const ModelSpec& model, const TrainingConfig& c,
+                            const compute::GpuSpec& gpu);
+
 // Throws std::invalid_argument for an inconsistent model/configuration, a world size that is
 // not the cluster's GPU count, or a configuration that does not fit in the GPU's memory (the
 // message shows the estimate).

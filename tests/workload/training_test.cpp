@@ -388,3 +388,45 @@ TEST_CASE("training executor: waiting for queued gradient buckets is exposed com
   REQUIRE(b.bubble == 0);
   REQUIRE(b.exposed[static_cast<int>(Stream::Dp)] > 2 * 50'000);
 }
+
+TEST_CASE("training run: identical results for every thread count and partition",
+          "[workload][training]") {
+  // Tensor parallelism inside a host, pipeline stages on two hosts, so the network carries
+  // the stage-to-stage traffic and the data-parallel gradients of a second replica.
+  const ModelSpec m = gpt(4, 512, 8, 256, 1024);
+  net::SingleParams p;
+  p.hosts = 4;
+  p.host.gpus = 4;
+  p.host.nics = 4;
+  p.host.gpu = "H100";
+  p.host.gpu_link_rate = 450ULL * 8 * net::kGbps;
+  p.nic.rate = 400 * net::kGbps;
+  p.nic.delay = 500'000;  // 500 ns
+  const net::Topology topo = net::single(p);
+  const net::NetworkConfig cfg;
+  const compute::KernelDb db;
+  TrainingInputs in;
+  in.model = m;
+  in.config.tp = 4;
+  in.config.pp = 2;
+  in.config.dp = 2;
+  in.config.micro_batch = 1;
+  in.config.global_batch = 8;
+  in.gpu = *compute::find_gpu("H100");
+  in.kernels = &db;
+  in.topology = &topo;
+  in.network = &cfg;
+  in.run.threads = 1;
+  in.run.lps = 1;
+  const TrainingReport ref = simulate_training(in);
+  REQUIRE(ref.network_events > 0);
+  for (const auto& [threads, lps] : {std::pair{1u, 4u}, std::pair{2u, 4u}, std::pair{2u, 3u}}) {
+    in.run.threads = threads;
+    in.run.lps = lps;
+    const TrainingReport r = simulate_training(in);
+    CAPTURE(threads, lps);
+    REQUIRE(r.comm_time == ref.comm_time);
+    REQUIRE(r.timeline.iteration == ref.timeline.iteration);
+    REQUIRE(r.network_events == ref.network_events);
+  }
+}
