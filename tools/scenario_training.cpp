@@ -204,7 +204,7 @@ TrainingSection read_training(const Section& t, const net::Topology& topo) {
   const std::string dt = t.choice("dtype", "bf16", {"bf16", "fp16"});
   c.dtype = dt == "fp16" ? compute::Dtype::FP16 : compute::Dtype::BF16;
   c.grad_bytes = t.choice("grad_dtype", "fp32", {"fp32", "bf16", "fp16"}) == "fp32" ? 4 : 2;
-  c.bucket_params = t.uint("bucket_params", c.bucket_params, 1, 1ull << 40);
+  c.bucket_params = t.uint("bucket_params", 0, 0, 1ull << 40);
   c.overlap_grad_reduce = t.boolean("overlap_grad_reduce", true);
   try {
     workload::validate(s.model);

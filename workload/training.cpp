@@ -608,7 +608,7 @@ class Generator {
         double bucket = 0;
         for (std::size_t i = 0; i < grads_ready[ch].size(); ++i) {
           bucket += grads_ready[ch][i].second;
-          const bool full = bucket >= static_cast<double>(c_.bucket_params);
+          const bool full = bucket >= static_cast<double>(c_.bucket());
           if (full || i + 1 == grads_ready[ch].size()) {
             const std::int64_t after = c_.overlap_grad_reduce ? grads_ready[ch][i].first : last;
             waits.push_back(
@@ -705,7 +705,6 @@ void validate(const TrainingConfig& c, const ModelSpec& m) {
        "sequence_parallel needs tp to divide micro_batch x seq_len");
   need(c.zero >= 0 && c.zero <= 3, "zero must be 0, 1, 2 or 3");
   need(c.grad_bytes == 2 || c.grad_bytes == 4, "grad_bytes must be 2 or 4");
-  need(c.bucket_params >= 1, "bucket_params must be positive");
   if (m.moe()) {
     need(c.dp % c.ep == 0, "ep (" + num(c.ep) + ") must divide dp (" + num(c.dp) + ")");
     need(m.experts % c.ep == 0,

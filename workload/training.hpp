@@ -3,6 +3,7 @@
 // operations it runs (compute kernels and communication) with their dependencies. Ranks are
 // numbered as Megatron's default order does: tensor-parallel fastest, then data-parallel,
 // then pipeline (rank = tp + TP * (dp + DP * pp)).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,8 +40,9 @@ struct TrainingConfig {
   // (--accumulate-allreduce-grads-in-fp32, required with BF16).
   int grad_bytes = 4;
   // Gradient buckets of this many parameters, reduced as soon as the last micro-batch's
-  // backward has produced them (overlapped with the rest of the backward).
-  std::uint64_t bucket_params = 40'000'000;
+  // backward has produced them (overlapped with the rest of the backward). 0: Megatron-Core's
+  // default, max(40M, 1M x dp) (DistributedDataParallelConfig.bucket_size).
+  std::uint64_t bucket_params = 0;
   bool overlap_grad_reduce = true;
   // Build and run data-parallel replica 0 only. Communications are timed alone (comm_cost.hpp),
   // so every replica runs the same timeline and the others add nothing but cost; their ranks
@@ -48,6 +50,9 @@ struct TrainingConfig {
   bool one_replica = true;
 
   int world() const { return tp * pp * dp; }
+  std::uint64_t bucket() const {
+    return bucket_params ? bucket_params : std::max<std::uint64_t>(40'000'000, 1'000'000ull * dp);
+  }
   int micro_batches() const { return global_batch / (micro_batch * dp); }
 };
 
@@ -68,8 +73,8 @@ struct Op {
   OpKind kind = OpKind::Compute;
   Stream stream = Stream::Compute;
   Phase phase = Phase::Forward;
-  std::uint8_t name = 0;     // index into kOpNames
-  std::uint32_t item = 0;    // Compute: kernel index (Dag::kernels); else comm index (Dag::comms)
+  std::uint8_t name = 0;   // index into kOpNames
+  std::uint32_t item = 0;  // Compute: kernel index (Dag::kernels); else comm index (Dag::comms)
   std::uint32_t deps_begin = 0;  // deps of this op: RankDag::deps[deps_begin, deps_end)
   std::uint32_t deps_end = 0;
   std::int32_t micro_batch = -1;  // -1: not per micro-batch (optimizer, gradient reduction)
