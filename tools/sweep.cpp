@@ -198,10 +198,11 @@ void check_points(const Sweep& s, const std::string& text, const std::string& na
                                       point_label(s, i), e.what()));
     }
     if (!sc.net) {
-      throw ScenarioError(fmt::format(
-          "{}: sweep tabulates network runs (workload.flows or collectives); a PHOLD scenario "
-          "writes no results.json: run it with 'fabricsim run --set' instead",
-          name));
+      throw ScenarioError(
+          fmt::format("{}: sweep tabulates network runs (workload.flows, collectives or training); "
+                      "a PHOLD scenario "
+                      "writes no results.json: run it with 'fabricsim run --set' instead",
+                      name));
     }
   }
 }
@@ -209,6 +210,9 @@ void check_points(const Sweep& s, const std::string& text, const std::string& na
 std::vector<std::string_view> headline_fields(const std::string& results_json) {
   if (results_json.find("\"avg_busbw_GBps\":") != std::string::npos) {
     return {kCollectiveHeadline.begin(), kCollectiveHeadline.end()};
+  }
+  if (results_json.find("\"iteration_s\":") != std::string::npos) {
+    return {kTrainingHeadline.begin(), kTrainingHeadline.end()};
   }
   return {kHeadline.begin(), kHeadline.end()};
 }

@@ -51,8 +51,13 @@ inline constexpr std::array<std::string_view, 7> kHeadline = {
 inline constexpr std::array<std::string_view, 5> kCollectiveHeadline = {
     "sizes", "avg_busbw_GBps", "max_busbw_GBps", "largest_time_us", "largest_busbw_GBps"};
 
-// The headline columns of a results.json: kCollectiveHeadline for a collectives run, else
-// kHeadline.
+// A training run's columns.
+inline constexpr std::array<std::string_view, 8> kTrainingHeadline = {
+    "iteration_s",    "compute_s", "exposed_comm_s", "bubble_s",
+    "tflops_per_gpu", "mfu",       "memory_GB",      "model_flops"};
+
+// The headline columns of a results.json: kCollectiveHeadline for a collectives run,
+// kTrainingHeadline for a training run, else kHeadline.
 std::vector<std::string_view> headline_fields(const std::string& results_json);
 
 // Those values from the "results" object of a results.json (tools/results_json.hpp), as

@@ -137,3 +137,44 @@ TEST_CASE("fabricsim validate runs one dataset and writes its CSV", "[cli]") {
   REQUIRE_THAT(v.text, Catch::Contains("1 of 1 datasets meet the bar"));
   REQUIRE(run("validate --manifest no/such.yaml").status == 1);
 }
+
+TEST_CASE("every training scenario shipped runs a shortened iteration", "[cli]") {
+  // Each with the smallest global batch its parallelism allows; the benchmark cases
+  // (scenarios/bench/) and the validation cases (the accuracy label) run elsewhere.
+  for (const char* s :
+       {"scenarios/examples/training_tp_sweep.yaml --set training.global_batch=8",
+        "scenarios/examples/training_pp_sweep.yaml --set training.global_batch=2",
+        "scenarios/examples/training_dp_sweep.yaml --set training.global_batch=2",
+        "scenarios/examples/training_3d_single.yaml --set training.global_batch=4",
+        "scenarios/examples/training_3d_fat_tree.yaml --set training.global_batch=4",
+        "scenarios/examples/training_3d_dragonfly.yaml --set training.global_batch=4",
+        "scenarios/examples/aicb_import.yaml"}) {
+    CAPTURE(s);
+    const Out o = run(std::string("run ") + s);
+    REQUIRE(o.status == 0);
+    REQUIRE_THAT(o.text, Catch::Contains("iteration time"));
+  }
+}
+
+TEST_CASE("fabricsim run on a training scenario writes its trace and results", "[cli]") {
+  const std::string out = "build/cli_test_out/training";
+  const Out o =
+      run("run scenarios/examples/training_3d_single.yaml --set training.global_batch=4 "
+          "--out " +
+          out);
+  REQUIRE(o.status == 0);
+  for (const char* f : {"/trace.json", "/results.json"}) {
+    std::FILE* in = std::fopen((out + f).c_str(), "r");
+    REQUIRE(in != nullptr);
+    std::string text;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, in)) > 0;) text.append(buf, n);
+    std::fclose(in);
+    if (std::string(f) == "/trace.json") {
+      REQUIRE_THAT(text, Catch::Contains("\"traceEvents\"") && Catch::Contains("\"ph\": \"X\"") &&
+                             Catch::Contains("thread_name"));
+    } else {
+      REQUIRE_THAT(text, Catch::Contains("\"iteration_s\":") && Catch::Contains("\"mfu\":"));
+    }
+  }
+}

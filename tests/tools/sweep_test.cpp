@@ -251,3 +251,31 @@ TEST_CASE("sweep tabulates a collectives scenario by bus bandwidth", "[sweep][cl
   REQUIRE(largest.size() == 2);
   REQUIRE(largest[1] > 1.5 * largest[0]);
 }
+
+TEST_CASE("sweep tabulates a training scenario by iteration time", "[sweep][cli]") {
+  const fs::path dir = scratch("training");
+  const Out a = run("sweep tests/data/sweep/training.yaml -j 2 --out " + dir.string());
+  REQUIRE(a.status == 0);
+  const std::string csv = slurp(dir / "sweep.csv");
+  REQUIRE_THAT(csv, Catch::StartsWith("point,training.micro_batch,iteration_s,compute_s,"
+                                      "exposed_comm_s,bubble_s,tflops_per_gpu,mfu,memory_GB,"
+                                      "model_flops\n"));
+  std::vector<double> iteration, flops;
+  std::stringstream ss(csv);
+  std::string line;
+  std::getline(ss, line);
+  while (std::getline(ss, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    REQUIRE(f.size() == 10);
+    iteration.push_back(std::stod(f[2]));
+    flops.push_back(std::stod(f[9]));
+  }
+  REQUIRE(iteration.size() == 2);
+  REQUIRE(iteration[0] > 0);
+  REQUIRE(iteration[1] > 0);
+  // The same work in smaller pieces: equal model FLOPs, a different time.
+  REQUIRE(flops[0] == flops[1]);
+  REQUIRE(iteration[0] != iteration[1]);
+}
