@@ -45,7 +45,7 @@ const char* const kOpNames[] = {"layernorm",
                                 "dp_reducescatter",
                                 "dp_allgather",
                                 "ep_alltoall",
-                                "embedding_allreduce"};
+                                "embedding_allreduce", "grad_unscale", "grad_norm", "zero_grad"};
 const int kOpNameCount = static_cast<int>(std::size(kOpNames));
 
 namespace {
@@ -80,6 +80,9 @@ enum Name : std::uint8_t {
   kDpAllGather,
   kEpAllToAll,
   kEmbeddingAllReduce,
+  kGradUnscale,
+  kGradNorm,
+  kZeroGrad,
   kNameCount
 };
 static_assert(kNameCount == std::size(kOpNames));
@@ -159,6 +162,9 @@ class Generator {
 
   // --- per-rank emission -----------------------------------------------------------------
   std::uint32_t add(Op op, std::initializer_list<std::int64_t> deps) {
+    return add(op, std::vector<std::int64_t>(deps));
+  }
+  std::uint32_t add(Op op, const std::vector<std::int64_t>& deps) {
     RankDag& rd = dag_.ranks[rank_];
     op.deps_begin = static_cast<std::uint32_t>(rd.deps.size());
     for (const std::int64_t d : deps) {
@@ -210,11 +216,20 @@ class Generator {
   }
 
   std::int64_t memory(Name name, double bytes, std::int64_t last) {
+    return memory(name, bytes, std::vector<std::int64_t>{last});
+  }
+  std::int64_t memory(Name name, double bytes, const std::vector<std::int64_t>& after) {
     Kernel k;
     k.kind = KernelKind::MemoryBound;
     k.dtype = c_.dtype;
     k.bytes = static_cast<std::uint64_t>(bytes);
-    return compute(name, k, last);
+    Op op;
+    op.kind = OpKind::Compute;
+    op.stream = Stream::Compute;
+    op.phase = phase_;
+    op.name = name;
+    op.item = kernel(k);
+    return add(op, after);
   }
 
   std::int64_t collective(Name name, Stream stream, collectives::Op op, std::uint64_t bytes,
@@ -623,29 +638,21 @@ class Generator {
         for (const auto& g : chunk) stage_params += g.second;
       }
     }
-    // The optimizer waits for every gradient (this rank's shard of them with ZeRO).
+    // The optimizer step on this rank's gradients (its shard of them with ZeRO), once every
+    // gradient is there. Megatron's step: with FP16, unscale the loss-scaled gradients and
+    // check them for inf/NaN (a read and a write of each); take their global norm for clipping
+    // (--clip-grad defaults to 1.0: a read); Adam; then zero the gradient buffer for the next
+    // iteration (a write of the whole buffer, sharded only from ZeRO-2 on).
+    const double shard = c_.zero >= 1 ? stage_params / c_.dp : stage_params;
+    const double buffer = c_.zero >= 2 ? shard : stage_params;
     std::int64_t opt = -1;
-    {
-      Op op;
-      op.kind = OpKind::Compute;
-      op.stream = Stream::Compute;
-      op.phase = Phase::Optimizer;
-      op.name = kOptimizer;
-      Kernel k;
-      k.kind = KernelKind::MemoryBound;
-      k.dtype = c_.dtype;
-      const double shard = c_.zero >= 1 ? stage_params / c_.dp : stage_params;
-      k.bytes = static_cast<std::uint64_t>(kOptimizerBytesPerParam * shard);
-      op.item = kernel(k);
-      RankDag& rd = dag_.ranks[rank_];
-      op.deps_begin = static_cast<std::uint32_t>(rd.deps.size());
-      for (const std::int64_t w : waits) {
-        if (w >= 0) rd.deps.push_back(static_cast<std::uint32_t>(w));
-      }
-      op.deps_end = static_cast<std::uint32_t>(rd.deps.size());
-      rd.ops.push_back(op);
-      opt = static_cast<std::int64_t>(rd.ops.size() - 1);
+    if (c_.dtype == compute::Dtype::FP16) {
+      opt = memory(kGradUnscale, 2.0 * c_.grad_bytes * shard, waits);
+      waits = {opt};
     }
+    opt = memory(kGradNorm, 1.0 * c_.grad_bytes * shard, waits);
+    opt = memory(kOptimizer, kOptimizerBytesPerParam * shard, {opt});
+    memory(kZeroGrad, 1.0 * c_.grad_bytes * buffer, {opt});
     if (c_.dp > 1 && (c_.zero == 1 || c_.zero == 2)) {
       // The distributed optimizer all-gathers the updated 16-bit parameters.
       const std::uint64_t bytes = static_cast<std::uint64_t>(stage_params * dt_) / c_.dp * c_.dp;
