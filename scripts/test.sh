@@ -23,9 +23,10 @@ for stage in $stages; do
     # shellcheck disable=SC2086
     ctest --preset tsan -j "$jobs" -R "every thread count and partition" ${FABRICSIM_CTEST_ARGS:-}
   else
-    # Accuracy runs minutes of simulation: once, in the optimized build.
-    exclude=()
-    [ "$stage" = release ] || exclude=(-LE accuracy)
+    # Accuracy runs minutes of simulation: once, in the optimized build. The `scale` label
+    # (cluster-scale validation cases, tens of minutes) is left to `ctest -L scale`.
+    exclude=(-LE scale)
+    [ "$stage" = release ] || exclude=(-LE "accuracy|scale")
     # shellcheck disable=SC2086
     ctest --preset "$stage" -j "$jobs" "${exclude[@]}" ${FABRICSIM_CTEST_ARGS:-}
   fi

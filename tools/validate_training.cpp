@@ -28,12 +28,13 @@ std::vector<TrainingCase> load_training_manifest(const std::string& path) {
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   std::vector<TrainingCase> out;
   for (const Section& s : top.items("cases")) {
-    s.only({"name", "scenario", "measured_s", "source"});
+    s.only({"name", "scenario", "measured_s", "source", "long"});
     TrainingCase c;
     c.name = s.text("name");
     c.scenario = (dir / s.text("scenario")).string();
     c.measured_s = s.real("measured_s", std::nullopt, 0, 1e9, true);
     c.source = s.text("source");
+    c.long_run = s.boolean("long", false);
     out.push_back(std::move(c));
   }
   return out;

@@ -13,6 +13,9 @@ struct TrainingCase {
   std::string scenario;  // path
   double measured_s = 0;
   std::string source;
+  // Minutes of simulation (cluster-scale data parallelism): run by the `scale` label, not by
+  // CI's accuracy stage.
+  bool long_run = false;
 };
 
 // Paths in the manifest are relative to its folder.
