@@ -77,7 +77,7 @@ namespace {
 std::string model_summary(const TrainingSection& t, const workload::TrainingReport& r) {
   const workload::TrainingConfig& c = t.config;
   std::string out = fmt::format(
-      "training: {} on {} x {}, tp {} pp {} dp {}{}, {} schedule{}, micro-batch {}, global "
+      "job: {} on {} x {}, tp {} pp {} dp {}{}, {} schedule{}, micro-batch {}, global "
       "batch {} ({} micro-batches per replica), recompute {}, ZeRO {}\n",
       t.model.name, c.world(), t.gpu.name, c.tp, c.pp, c.dp,
       c.ep > 1 ? fmt::format(" ep {}", c.ep) : "", schedule_name(c.schedule),
@@ -105,9 +105,8 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
   const workload::TrainingConfig& c = t.config;
   std::string out;
   if (t.imported) {
-    out =
-        fmt::format("training: imported {} on {} x {}, tp {} dp {}{}\n", t.imported_from, c.world(),
-                    t.gpu.name, c.tp, c.dp, c.ep > 1 ? fmt::format(" ep {}", c.ep) : "");
+    out = fmt::format("job: imported {} on {} x {}, tp {} dp {}{}\n", t.imported_from, c.world(),
+                      t.gpu.name, c.tp, c.dp, c.ep > 1 ? fmt::format(" ep {}", c.ep) : "");
   } else {
     out = model_summary(t, r);
   }
