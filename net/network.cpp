@@ -11,29 +11,53 @@
 
 namespace fabricsim::net {
 
-Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<FlowSpec> flows)
-    : topo_(topo), cfg_(cfg), flows_(std::move(flows)) {
-  validate(topo_);
-  routes_ = Routes::build(topo_);
-  if (const char* bad = cc::validate(cfg_.cc)) throw std::invalid_argument(bad);
-  if (cfg_.nic.mtu == 0) throw std::invalid_argument("network.mtu must be positive");
-  if (cfg_.nic.ack_every == 0) throw std::invalid_argument("network.ack_every must be positive");
+std::uint64_t port_headroom(const Link& l, const NetworkConfig& cfg) {
+  return std::uint64_t(cfg.sw.pfc_headroom_factor * double(l.rate) * (double(l.delay) * 1e-12) /
+                       8.0) +
+         2 * data_wire_bytes(cfg.nic.mtu);
+}
+
+void check_config(const Topology& topo, const NetworkConfig& cfg) {
+  if (const char* bad = cc::validate(cfg.cc)) throw std::invalid_argument(bad);
+  if (cfg.nic.mtu == 0) throw std::invalid_argument("network.mtu must be positive");
+  if (cfg.nic.ack_every == 0) throw std::invalid_argument("network.ack_every must be positive");
   // XON needs room below XOFF, or a paused port would only ever resume by expiry.
-  if (cfg_.sw.pfc && cfg_.sw.pfc_xoff_bytes &&
-      cfg_.sw.pfc_xoff_bytes <= cfg_.sw.pfc_resume_offset + data_wire_bytes(cfg_.nic.mtu)) {
+  if (cfg.sw.pfc && cfg.sw.pfc_xoff_bytes &&
+      cfg.sw.pfc_xoff_bytes <= cfg.sw.pfc_resume_offset + data_wire_bytes(cfg.nic.mtu)) {
     throw std::invalid_argument(fmt::format(
         "network.pfc_xoff ({} bytes) must exceed network.pfc_resume_offset ({} bytes) plus one "
         "full packet on the wire ({} bytes)",
-        cfg_.sw.pfc_xoff_bytes, cfg_.sw.pfc_resume_offset, data_wire_bytes(cfg_.nic.mtu)));
+        cfg.sw.pfc_xoff_bytes, cfg.sw.pfc_resume_offset, data_wire_bytes(cfg.nic.mtu)));
   }
-  hpcc_ = cfg_.cc.kind == cc::Kind::kHpcc;
-  if (hpcc_ && cfg_.sw.routing != Routing::kEcmp) {
+  if (cfg.cc.kind == cc::Kind::kHpcc && cfg.sw.routing != Routing::kEcmp) {
     // HPCC compares each hop's telemetry with the previous ACK's for the same hop; per-packet
     // routing mixes hops of different paths and the window collapses to its floor.
     throw std::invalid_argument(
         "network.cc=hpcc needs network.routing=ecmp: HPCC's per-hop telemetry assumes one path "
         "per flow, and spray/adaptive routing give each packet its own");
   }
+  if (!cfg.sw.pfc) return;
+  for (NodeId v = 0; v < topo.nodes.size(); ++v) {
+    const Node& node = topo.nodes[v];
+    if (node.kind != NodeKind::kSwitch) continue;
+    std::uint64_t headroom = 0;
+    for (PortId p = 0; p < node.ports.size(); ++p)
+      headroom += port_headroom(topo.link_at(v, p), cfg);
+    if (headroom >= cfg.sw.buffer_bytes) {
+      throw std::invalid_argument(fmt::format(
+          "switch {}: PFC headroom of its {} ports ({} bytes) does not fit in the {}-byte "
+          "buffer; raise network.buffer or lower network.pfc_headroom_factor",
+          node.name, node.ports.size(), headroom, cfg.sw.buffer_bytes));
+    }
+  }
+}
+
+Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<FlowSpec> flows)
+    : topo_(topo), cfg_(cfg), flows_(std::move(flows)) {
+  validate(topo_);
+  check_config(topo_, cfg_);
+  routes_ = Routes::build(topo_);
+  hpcc_ = cfg_.cc.kind == cc::Kind::kHpcc;
   dcqcn_ = cfg_.cc.kind == cc::Kind::kDcqcn;
 
   const std::size_t n = topo_.nodes.size();
@@ -59,18 +83,10 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
           cfg_.sw.kmin_bytes ? cfg_.sw.kmin_bytes : std::uint64_t(100'000 * scale);
       kmax_[port_base_[v] + p] =
           cfg_.sw.kmax_bytes ? cfg_.sw.kmax_bytes : std::uint64_t(400'000 * scale);
-      headroom_[port_base_[v] + p] = std::uint64_t(cfg_.sw.pfc_headroom_factor * double(l.rate) *
-                                                   (double(l.delay) * 1e-12) / 8.0) +
-                                     2 * data_wire_bytes(cfg_.nic.mtu);
+      headroom_[port_base_[v] + p] = port_headroom(l, cfg_);
       headroom += headroom_[port_base_[v] + p];
     }
     if (node.kind == NodeKind::kSwitch) {
-      if (cfg_.sw.pfc && headroom >= cfg_.sw.buffer_bytes) {
-        throw std::invalid_argument(fmt::format(
-            "switch {}: PFC headroom of its {} ports ({} bytes) does not fit in the {}-byte "
-            "buffer; raise network.buffer or lower network.pfc_headroom_factor",
-            node.name, node.ports.size(), headroom, cfg_.sw.buffer_bytes));
-      }
       switches_[v].shared_cap =
           cfg_.sw.pfc ? cfg_.sw.buffer_bytes - headroom : cfg_.sw.buffer_bytes;
     }

@@ -87,6 +87,15 @@ struct NetworkResult {
   std::uint64_t dropped = 0;    // payload bytes dropped in switches
 };
 
+// The checks of a configuration against a topology that need no run (congestion-control
+// parameters, PFC thresholds, PFC headroom against every switch's buffer, HPCC with per-packet
+// routing); throws std::invalid_argument naming the network.* key.
+void check_config(const Topology& topo, const NetworkConfig& cfg);
+
+// PFC headroom a port reserves: what arrives during pfc_headroom_factor one-way delays at line
+// rate, plus two full packets.
+std::uint64_t port_headroom(const Link& l, const NetworkConfig& cfg);
+
 struct RunOptions {
   std::uint32_t lps = 1;
   unsigned threads = 1;
@@ -116,6 +125,7 @@ class Network {
   };
 
   // Throws TopologyError / std::invalid_argument on a bad topology, flow or parameter.
+  // Throws std::invalid_argument for an invalid topology or configuration (check_config).
   Network(const Topology& topo, const NetworkConfig& cfg, std::vector<FlowSpec> flows);
 
   NetworkResult run(const RunOptions& opt);

@@ -98,7 +98,9 @@ SimulationSection read_simulation(const Section& sim, core::Time default_end) {
   sim.only({"seed", "end", "threads", "lps"});
   SimulationSection s;
   s.seed = sim.uint("seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
-  s.end = sim.time("end", default_end, 1);
+  // `inf`: until the traffic ends (how results.json echoes that default).
+  s.end =
+      sim.has("end") && sim.text("end") == "inf" ? core::kTimeMax : sim.time("end", default_end, 1);
   s.threads = static_cast<unsigned>(sim.uint("threads", 1, 1, 1024));
   s.lps = static_cast<std::uint32_t>(sim.uint("lps", 0, 0, 1u << 20));
   return s;
@@ -175,6 +177,17 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   NetScenario net;
   net.topology = read_cluster(top.sub("cluster"));
   net.network = read_network(top.sub("network"));
+  try {
+    net::check_config(net.topology, net.network);
+  } catch (const std::invalid_argument& e) {
+    const Section n = top.sub("network");
+    n.fail(top.has("network") ? n.node() : top.node(), e.what());
+  }
+  if ((coll || train) && net.network.nic.out_of_order) {
+    top.sub("network").fail_key("out_of_order",
+                                "is not supported with collectives or training yet (their "
+                                "messages are not MTU-aligned)");
+  }
   if (coll) {
     net.collectives = read_collectives(top.sub("collectives"), net.topology);
   } else if (train) {

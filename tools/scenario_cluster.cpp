@@ -53,7 +53,9 @@ net::LinkParams read_link(const Section& parent, const char* key) {
   return l;
 }
 
-net::HostParams read_host(const Section& s) {
+// `custom_gpus`: for a custom topology, whether any listed host has GPUs (each may set its
+// own count), which decides whether the intra-host fabric keys are needed.
+net::HostParams read_host(const Section& s, std::optional<bool> custom_gpus = std::nullopt) {
   s.only({"gpus", "gpu", "nics", "gpu_link", "gpu_latency", "intra", "gpu_to_nic"});
   const net::HostParams def;
   net::HostParams h;
@@ -69,16 +71,17 @@ net::HostParams read_host(const Section& s) {
     }
   }
   // Only GPUs need the intra-host fabric: with gpus: 0 (a network-only study) it may be left out.
-  const bool need = h.gpus > 0;
+  const bool need = custom_gpus ? *custom_gpus : h.gpus > 0;
   for (const char* key : {"gpu_link", "gpu_latency"}) {
     // A known GPU brings its NVLink bandwidth.
     if (gpu && key == std::string("gpu_link")) continue;
     if (need && !s.has(key)) {
-      s.fail_key(key, fmt::format("is required for hosts with GPUs (gpus: {}): add e.g. "
-                                  "'{}', or set gpus: 0 for a network-only run",
-                                  h.gpus,
-                                  key == std::string("gpu_link") ? "gpu_link: 450GBps"
-                                                                 : "gpu_latency: 25ns"));
+      s.fail_key(
+          key,
+          fmt::format("is required for hosts with GPUs ({}): add e.g. '{}', or set "
+                      "gpus: 0 for a network-only run",
+                      custom_gpus ? "a custom host has some" : fmt::format("gpus: {}", h.gpus),
+                      key == std::string("gpu_link") ? "gpu_link: 450GBps" : "gpu_latency: 25ns"));
     }
   }
   const std::optional<net::Bps> gpu_default =
@@ -157,8 +160,22 @@ net::Topology build_custom(const Section& c, const net::HostParams& host) {
 }
 
 net::Topology build(const Section& c, const std::string& kind) {
+  if (kind == "custom") {
+    // Hosts that set no count inherit cluster.host.gpus (8 unless given).
+    const YAML::Node host_node = c.node()["host"];
+    std::uint64_t inherited = net::HostParams{}.gpus;
+    if (host_node && host_node.IsMap() && host_node["gpus"]) {
+      inherited = host_node["gpus"].as<std::uint64_t>(inherited);
+    }
+    bool any = false;
+    if (const YAML::Node hosts = c.node()["hosts"]; hosts && hosts.IsSequence()) {
+      for (const YAML::Node& h : hosts) {
+        any = any || (h.IsMap() && h["gpus"] ? h["gpus"].as<std::uint64_t>(1) : inherited) > 0;
+      }
+    }
+    return build_custom(c, read_host(c.sub("host"), any));
+  }
   const net::HostParams host = read_host(c.sub("host"));
-  if (kind == "custom") return build_custom(c, host);
   const net::LinkParams nic = read_link(c, "nic_link");
   if (kind == "single") {
     net::SingleParams p;

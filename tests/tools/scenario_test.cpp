@@ -29,6 +29,12 @@ TEST_CASE("a PHOLD scenario parses with defaults filled in", "[scenario]") {
   REQUIRE(sc.phold->lps == 32);
 }
 
+TEST_CASE("simulation.end: inf reads back what results.json echoes for 'until the end'",
+          "[scenario]") {
+  const auto sc = parse_scenario(kGood, "good.yaml", {"simulation.end=inf"});
+  REQUIRE(sc.simulation.end == core::kTimeMax);
+}
+
 TEST_CASE("command-line overrides beat file values and are validated like them", "[scenario]") {
   const auto sc =
       parse_scenario(kGood, "good.yaml", {"simulation.seed=9", "workload.phold.nodes=8"});
