@@ -108,6 +108,17 @@ TEST_CASE("every topology kind parses to the builder's node and link counts", "[
   REQUIRE(custom.net->topology.links.size() == 4);
   REQUIRE(custom.net->topology.nodes[3].tier == 0);
   REQUIRE(custom.net->topology.nodes[4].tier == 1);
+
+  // Hosts that each say gpus: 0 need no intra-host fabric, whatever cluster.host defaults to.
+  const auto no_gpus = parse_scenario(
+      "cluster:\n  topology: custom\n  switches: [{name: s0}]\n"
+      "  hosts: [{name: a, gpus: 0}, {name: b, gpus: 0}]\n"
+      "  links:\n"
+      "    - {a: a.nic0, b: s0, rate: 100Gbps, delay: 1us}\n"
+      "    - {a: b.nic0, b: s0, rate: 100Gbps, delay: 1us}\n" +
+          kFlows,
+      "t.yaml");
+  REQUIRE(no_gpus.net->topology.hosts[0].gpus == 0);
 }
 
 TEST_CASE("network defaults are the C++ structs' and are echoed", "[scenario]") {
