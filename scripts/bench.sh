@@ -4,6 +4,8 @@
 # simulated result. docs/performance.md keeps the latest table.
 #   scripts/bench.sh          PHOLD, the 128-host fat tree, SimAI's cases S1-S4
 #   scripts/bench.sh --big    also the 1 GiB all-reduce on 1,024 GPUs (~10 min and ~7.5 GB each)
+#                             and one training iteration of GPT-3 13B on 128 GPUs and GPT-3 175B
+#                             on 1,024 GPUs (minutes each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 big=0
@@ -30,7 +32,12 @@ run() {
   local wall rss kernel events result
   wall=$(awk '/^__time/ {print $2}' <<<"$out")
   rss=$(awk '/^__time/ {printf "%.0f", $3 / 1024}' <<<"$out")
-  if grep -q "^# simulated with" <<<"$out"; then
+  if grep -q "^iteration time" <<<"$out"; then
+    # training: every network run's events; the whole run is the simulator's cost.
+    events=$(awk '/^model:/ {gsub(/\(/, "", $(NF-1)); print $(NF-1)}' <<<"$out")
+    kernel=$(awk '/^simulated in/ {print $3}' <<<"$out")
+    result=$(awk '/^iteration time/ {print "iteration", $3, "s"}' <<<"$out")
+  elif grep -q "^# simulated with" <<<"$out"; then
     # busbw: kernel time summed over sizes; result = time and busbw of every size.
     events=$(awk '/^# simulated with/ {print $4}' <<<"$out")
     kernel=$(awk '/^# simulated with/ {print $7}' <<<"$out")
@@ -53,6 +60,8 @@ for t in 1 2; do
   for s in 1 2 3 4; do run "simai-s$s" "$t" run "scenarios/bench/simai_s$s.yaml" -q; done
   if [ "$big" = 1 ]; then
     run allreduce-1GiB-1024gpu "$t" run scenarios/bench/allreduce_1024gpu.yaml -q
+    run train-gpt3-13b-128gpu "$t" run scenarios/bench/train_gpt3_13b_128gpu.yaml -q
+    run train-gpt3-175b-1024gpu "$t" run scenarios/bench/train_gpt3_175b_1024gpu.yaml -q
   fi
 done
 # The bare event-list speed on this machine: what a model's events/s per thread compares with.

@@ -1,49 +1,119 @@
 #include "workload/comm_cost.hpp"
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
+#include <map>
+#include <numeric>
 #include <stdexcept>
+#include <string>
 
 #include "collectives/plan.hpp"
 
 namespace fabricsim::workload {
+namespace {
 
-CommCost::CommCost(const net::Topology& topo, const net::NetworkConfig& cfg,
-                   collectives::RankLayout layout, const ExecParams& params,
-                   const net::RunOptions& run)
-    : topo_(topo), cfg_(cfg), layout_(std::move(layout)), params_(params), run_(run) {}
+struct Shape {
+  const Comm* comm = nullptr;
+  collectives::RankLayout members;
+  double weight = 0;  // a guess at its cost, to start the largest first
+  core::Time time = 0;
+  std::uint64_t events = 0;
+};
 
-core::Time CommCost::time(const Comm& comm, const std::vector<int>& group) {
-  collectives::RankLayout sub;
-  sub.hw = layout_.hw;
-  std::vector<std::int64_t> key{static_cast<std::int64_t>(comm.op),
-                                static_cast<std::int64_t>(comm.bytes)};
-  std::vector<int> hosts;  // first-appearance numbering
-  for (const int r : group) {
-    if (r < 0 || static_cast<std::size_t>(r) >= layout_.ranks.size()) {
-      throw std::invalid_argument("communication group names rank " + std::to_string(r) +
-                                  " but the cluster has " + std::to_string(layout_.ranks.size()) +
-                                  " GPUs");
-    }
-    const collectives::RankInfo& info = layout_.ranks[r];
-    sub.ranks.push_back(info);
-    const auto it = std::find(hosts.begin(), hosts.end(), info.host);
-    key.push_back(it - hosts.begin());
-    if (it == hosts.end()) hosts.push_back(info.host);
-    key.push_back(info.local);
-    key.push_back(info.nic);
-  }
-  const auto hit = cache_.find(key);
-  if (hit != cache_.end()) return hit->second;
+void run_shape(Shape& s, const net::Topology& topo, const net::NetworkConfig& cfg,
+               const ExecParams& params, const net::RunOptions& run) {
   collectives::Call call;
-  call.op = comm.op;
-  call.bytes = comm.bytes;
+  call.op = s.comm->op;
+  call.bytes = s.comm->bytes;
   call.root = 0;
   call.peer = 1;
-  const collectives::Plan plan = collectives::make_plan(call, sub);
-  const CollectiveResult r = run_collective(topo_, cfg_, plan, sub, params_, run_);
-  events_ += r.net.kernel.events;
-  cache_.emplace(std::move(key), r.time);
-  return r.time;
+  const collectives::Plan plan = collectives::make_plan(call, s.members);
+  const CollectiveResult r = run_collective(topo, cfg, plan, s.members, params, run);
+  s.time = r.time;
+  s.events = r.net.kernel.events;
+}
+
+}  // namespace
+
+CommTimes time_communications(const Dag& dag, const net::Topology& topo,
+                              const net::NetworkConfig& cfg, const collectives::RankLayout& layout,
+                              const ExecParams& params, const net::RunOptions& run) {
+  std::vector<Shape> shapes;
+  std::vector<std::size_t> shape_of(dag.comms.size());
+  std::map<std::vector<std::int64_t>, std::size_t> index;
+  for (std::size_t i = 0; i < dag.comms.size(); ++i) {
+    const Comm& comm = dag.comms[i];
+    Shape s;
+    s.comm = &comm;
+    s.members.hw = layout.hw;
+    std::vector<std::int64_t> key{static_cast<std::int64_t>(comm.op),
+                                  static_cast<std::int64_t>(comm.bytes)};
+    std::vector<int> hosts;  // first-appearance numbering
+    for (const int r : dag.groups[comm.group]) {
+      if (r < 0 || static_cast<std::size_t>(r) >= layout.ranks.size()) {
+        throw std::invalid_argument("communication group names rank " + std::to_string(r) +
+                                    " but the cluster has " + std::to_string(layout.ranks.size()) +
+                                    " GPUs");
+      }
+      const collectives::RankInfo& info = layout.ranks[r];
+      s.members.ranks.push_back(info);
+      const auto it = std::find(hosts.begin(), hosts.end(), info.host);
+      key.push_back(it - hosts.begin());
+      if (it == hosts.end()) hosts.push_back(info.host);
+      key.push_back(info.local);
+      key.push_back(info.nic);
+    }
+    const auto [it, fresh] = index.try_emplace(std::move(key), shapes.size());
+    if (fresh) {
+      s.weight = static_cast<double>(comm.bytes) * static_cast<double>(hosts.size());
+      shapes.push_back(std::move(s));
+    }
+    shape_of[i] = it->second;
+  }
+
+  // Whole runs side by side scale perfectly while the work splits evenly over the threads:
+  // when no shape outweighs a thread's share. Otherwise the largest would run alone on one
+  // thread, so each runs on all of them in turn.
+  double total = 0, largest = 0;
+  for (const Shape& s : shapes) {
+    total += s.weight;
+    largest = std::max(largest, s.weight);
+  }
+  const bool side_by_side = run.threads > 1 && shapes.size() > 1 && largest * run.threads <= total;
+  if (side_by_side) {
+    std::vector<std::size_t> order(shapes.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return shapes[a].weight > shapes[b].weight;
+    });
+    net::RunOptions one = run;
+    one.threads = 1;
+    one.lps = 1;
+    one.progress = nullptr;
+    tbb::task_arena arena(static_cast<int>(run.threads));
+    arena.execute([&] {
+      tbb::parallel_for(
+          tbb::blocked_range<std::size_t>(0, order.size(), 1),
+          [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t k = r.begin(); k != r.end(); ++k) {
+              run_shape(shapes[order[k]], topo, cfg, params, one);
+            }
+          },
+          tbb::simple_partitioner());
+    });
+  } else {
+    for (Shape& s : shapes) run_shape(s, topo, cfg, params, run);
+  }
+
+  CommTimes out;
+  out.shapes = shapes.size();
+  out.side_by_side = side_by_side;
+  out.time.reserve(dag.comms.size());
+  for (const std::size_t s : shape_of) out.time.push_back(shapes[s].time);
+  for (const Shape& s : shapes) out.events += s.events;
+  return out;
 }
 
 }  // namespace fabricsim::workload

@@ -45,7 +45,10 @@ const char* const kOpNames[] = {"layernorm",
                                 "dp_reducescatter",
                                 "dp_allgather",
                                 "ep_alltoall",
-                                "embedding_allreduce", "grad_unscale", "grad_norm", "zero_grad"};
+                                "embedding_allreduce",
+                                "grad_unscale",
+                                "grad_norm",
+                                "zero_grad"};
 const int kOpNameCount = static_cast<int>(std::size(kOpNames));
 
 namespace {
@@ -183,15 +186,17 @@ class Generator {
 
   // A compute kernel after `last` (the op whose result it needs); returns the new last.
   std::int64_t compute(Name name, const Kernel& k, std::int64_t last) {
+    return compute(name, k, std::vector<std::int64_t>{last});
+  }
+  std::int64_t compute(Name name, const Kernel& k, const std::vector<std::int64_t>& after) {
     Op op;
     op.kind = OpKind::Compute;
     op.stream = Stream::Compute;
     op.phase = phase_;
     op.name = name;
     op.item = kernel(k);
-    const double f = compute::flops(k);
-    dag_.hardware_flops += f;
-    return add(op, {last});
+    dag_.hardware_flops += compute::flops(k);
+    return add(op, after);
   }
 
   std::int64_t gemm(Name name, std::uint64_t m, std::uint64_t n, std::uint64_t k, std::int64_t last,
@@ -223,13 +228,7 @@ class Generator {
     k.kind = KernelKind::MemoryBound;
     k.dtype = c_.dtype;
     k.bytes = static_cast<std::uint64_t>(bytes);
-    Op op;
-    op.kind = OpKind::Compute;
-    op.stream = Stream::Compute;
-    op.phase = phase_;
-    op.name = name;
-    op.item = kernel(k);
-    return add(op, after);
+    return compute(name, k, after);
   }
 
   std::int64_t collective(Name name, Stream stream, collectives::Op op, std::uint64_t bytes,

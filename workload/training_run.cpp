@@ -53,12 +53,12 @@ TrainingReport simulate_training(const TrainingInputs& in) {
   }
   rep.comm_time.assign(dag.comms.size(), 0);
   if (!in.free_communication) {
-    CommCost cost(*in.topology, *in.network, rank_layout(*in.topology, in.hw), in.exec, in.run);
-    for (std::size_t i = 0; i < dag.comms.size(); ++i) {
-      rep.comm_time[i] = cost.time(dag.comms[i], dag.groups[dag.comms[i].group]);
-    }
-    rep.comm_shapes = cost.simulated();
-    rep.network_events = cost.events();
+    CommTimes t = time_communications(dag, *in.topology, *in.network,
+                                      rank_layout(*in.topology, in.hw), in.exec, in.run);
+    rep.comm_time = std::move(t.time);
+    rep.comm_shapes = t.shapes;
+    rep.network_events = t.events;
+    rep.comm_side_by_side = t.side_by_side;
   }
   rep.timeline = execute_training(dag, rep.kernel_time, rep.comm_time);
 

@@ -49,6 +49,7 @@ struct TrainingReport {
   double mfu = 0;               // of the GPU's dense BF16 peak
   std::size_t comm_shapes = 0;  // distinct communications simulated on the network
   std::uint64_t network_events = 0;
+  bool comm_side_by_side = false;  // see time_communications
 };
 
 // The memory estimate; throws std::invalid_argument showing it when it exceeds the GPU's HBM.

@@ -120,7 +120,10 @@ TEST_CASE("every collectives scenario shipped runs its smallest size", "[cli]") 
         "scenarios/validation/a100-sxm4_1node.yaml",
         "scenarios/validation/dgx-a100_2node_ib-hdr.yaml",
         "scenarios/validation/h100_2node_ib-ndr.yaml", "scenarios/validation/h200_2node_roce.yaml",
-        "scenarios/validation/alps-gh200.yaml", "scenarios/examples/nic_bandwidth_sweep.yaml"}) {
+        "scenarios/validation/alps-gh200.yaml", "scenarios/examples/nic_bandwidth_sweep.yaml",
+        "scenarios/bench/simai_s1.yaml", "scenarios/bench/simai_s2.yaml",
+        "scenarios/bench/simai_s3.yaml", "scenarios/bench/simai_s4.yaml",
+        "scenarios/bench/allreduce_1024gpu.yaml"}) {
     CAPTURE(s);
     const Out o = run(std::string("busbw ") + s + " -b 64KiB -e 64KiB -q");
     REQUIRE(o.status == 0);
@@ -136,6 +139,17 @@ TEST_CASE("fabricsim validate runs one dataset and writes its CSV", "[cli]") {
   REQUIRE_THAT(v.text, Catch::Contains("allreduce_h100-sxm5_4gpu_nvswitch_algo-ring"));
   REQUIRE_THAT(v.text, Catch::Contains("1 of 1 datasets meet the bar"));
   REQUIRE(run("validate --manifest no/such.yaml").status == 1);
+}
+
+TEST_CASE("every flows scenario shipped runs its first 50 us", "[cli]") {
+  for (const char* s :
+       {"scenarios/examples/cc_sweep.yaml", "scenarios/examples/routing_sweep.yaml",
+        "scenarios/examples/incast_dcqcn.yaml", "scenarios/examples/incast_hpcc.yaml"}) {
+    CAPTURE(s);
+    const Out o = run(std::string("run ") + s + " --set simulation.end=50us");
+    REQUIRE(o.status == 0);
+    REQUIRE_THAT(o.text, Catch::Contains("flows"));
+  }
 }
 
 TEST_CASE("every training scenario shipped runs a shortened iteration", "[cli]") {

@@ -412,6 +412,8 @@ TEST_CASE("training run: identical results for every thread count and partition"
   in.config.dp = 2;
   in.config.micro_batch = 1;
   in.config.global_batch = 8;
+  in.config.sequence_parallel = true;
+  in.config.bucket_params = 300'000;  // several bucket sizes: more distinct communications
   in.gpu = *compute::find_gpu("H100");
   in.kernels = &db;
   in.topology = &topo;
@@ -420,13 +422,17 @@ TEST_CASE("training run: identical results for every thread count and partition"
   in.run.lps = 1;
   const TrainingReport ref = simulate_training(in);
   REQUIRE(ref.network_events > 0);
+  bool side_by_side = false;
   for (const auto& [threads, lps] : {std::pair{1u, 4u}, std::pair{2u, 4u}, std::pair{2u, 3u}}) {
     in.run.threads = threads;
     in.run.lps = lps;
     const TrainingReport r = simulate_training(in);
     CAPTURE(threads, lps);
+    side_by_side = side_by_side || r.comm_side_by_side;
     REQUIRE(r.comm_time == ref.comm_time);
     REQUIRE(r.timeline.iteration == ref.timeline.iteration);
     REQUIRE(r.network_events == ref.network_events);
   }
+  // Both ways of running the shapes were compared with the one-thread reference.
+  REQUIRE(side_by_side);
 }
