@@ -83,8 +83,7 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
   if (c.has("step_latency")) exec.fixed_step_latency = c.time("step_latency", std::nullopt, 0);
   exec.host_delay = c.time("host_delay", exec.host_delay, 1);
   // Per-channel bandwidths as NCCL's graph reports them: the usable total over the channels.
-  const double nvlink_gbps =
-      static_cast<double>(host.gpu_link_rate) / 8e9 * exec.nvlink_efficiency;
+  const double nvlink_gbps = static_cast<double>(host.gpu_link_rate) / 8e9 * exec.nvlink_efficiency;
   hw.bw_intra_gbps = nvlink_gbps / hw.max_channels;
   const double nic_gbps = static_cast<double>(topo.link_at(host.nics.front(), 0).rate) / 8e9;
   hw.bw_inter_gbps = nic_gbps * static_cast<double>(host.nics.size()) / hw.max_channels;

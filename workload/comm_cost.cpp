@@ -1,13 +1,13 @@
 #include "workload/comm_cost.hpp"
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "collectives/plan.hpp"
 
@@ -92,17 +92,26 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
     one.threads = 1;
     one.lps = 1;
     one.progress = nullptr;
-    tbb::task_arena arena(static_cast<int>(run.threads));
-    arena.execute([&] {
-      tbb::parallel_for(
-          tbb::blocked_range<std::size_t>(0, order.size(), 1),
-          [&](const tbb::blocked_range<std::size_t>& r) {
-            for (std::size_t k = r.begin(); k != r.end(); ++k) {
-              run_shape(shapes[order[k]], topo, cfg, params, one);
-            }
-          },
-          tbb::simple_partitioner());
-    });
+    // Plain threads pulling the next shape: each run writes only its own Shape.
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(run.threads);
+    const auto work = [&](unsigned w) {
+      try {
+        for (std::size_t k; (k = next.fetch_add(1)) < order.size();) {
+          run_shape(shapes[order[k]], topo, cfg, params, one);
+        }
+      } catch (...) {
+        errors[w] = std::current_exception();
+        next.store(order.size());
+      }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned w = 1; w < run.threads; ++w) threads.emplace_back(work, w);
+    work(0);
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(e);
+    }
   } else {
     for (Shape& s : shapes) run_shape(s, topo, cfg, params, run);
   }

@@ -33,15 +33,15 @@ void validate(const ModelSpec& m) {
   need(m.heads > 0, "heads must be positive");
   need(m.hidden % m.heads == 0, "heads (" + std::to_string(m.heads) + ") must divide hidden (" +
                                     std::to_string(m.hidden) + ")");
-  need(m.kv_heads > 0 && m.heads % m.kv_heads == 0,
-       "kv_heads (" + std::to_string(m.kv_heads) + ") must divide heads (" +
-           std::to_string(m.heads) + ")");
+  need(m.kv_heads > 0 && m.heads % m.kv_heads == 0, "kv_heads (" + std::to_string(m.kv_heads) +
+                                                        ") must divide heads (" +
+                                                        std::to_string(m.heads) + ")");
   need(m.seq_len > 0, "seq_len must be positive");
   need(m.vocab > 0, "vocab must be positive");
   need(m.experts >= 1, "experts must be at least 1");
   need(m.top_k >= 1 && m.top_k <= m.experts, "top_k (" + std::to_string(m.top_k) +
-                                                  ") must be between 1 and experts (" +
-                                                  std::to_string(m.experts) + ")");
+                                                 ") must be between 1 and experts (" +
+                                                 std::to_string(m.experts) + ")");
 }
 
 }  // namespace fabricsim::workload

@@ -15,8 +15,8 @@ struct ModelSpec {
   int kv_heads = 0;  // grouped-query attention; == heads for multi-head attention
   int seq_len = 0;
   int vocab = 0;
-  int experts = 1;  // 1: dense
-  int top_k = 1;    // experts each token visits
+  int experts = 1;      // 1: dense
+  int top_k = 1;        // experts each token visits
   bool swiglu = false;  // gated FFN: three weight matrices instead of two
   bool causal = true;
   std::string source;  // where the figures come from

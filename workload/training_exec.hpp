@@ -34,7 +34,7 @@ struct RankBreakdown {
 };
 
 struct TrainingTimeline {
-  core::Time iteration = 0;  // the last op's end
+  core::Time iteration = 0;                // the last op's end
   std::vector<std::vector<OpTiming>> ops;  // per rank, per op
   std::vector<RankBreakdown> ranks;
 };
