@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -20,6 +21,14 @@ void show_progress(void* /*ctx*/, const core::Progress& p) {
   }
   std::fprintf(stderr, "\r\033[K  simulated %s  %.3g events/s%s", core::format_time(p.now).c_str(),
                rate, eta.c_str());
+  std::fflush(stderr);
+}
+
+void show_comm_progress(void* ctx, std::size_t done, std::size_t total) {
+  const auto* start = static_cast<const std::chrono::steady_clock::time_point*>(ctx);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - *start).count();
+  std::fprintf(stderr, "\r\033[K  network runs %zu of %zu  %.0fs", done, total, wall);
   std::fflush(stderr);
 }
 

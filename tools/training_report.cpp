@@ -54,7 +54,6 @@ std::string pct(double part, double whole) {
 }  // namespace
 
 workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
-  (void)quiet;
   const NetScenario& ns = *sc.net;
   const TrainingSection& t = *ns.training;
   workload::TrainingInputs in;
@@ -68,7 +67,19 @@ workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
   in.hw = t.hw;
   in.exec = t.exec;
   in.run = ns.run;
-  return workload::simulate_training(in);
+  auto start = std::chrono::steady_clock::now();
+  if (progress_wanted(quiet)) {
+    in.progress = show_comm_progress;
+    in.progress_ctx = &start;
+  }
+  try {
+    workload::TrainingReport r = workload::simulate_training(in);
+    clear_progress();
+    return r;
+  } catch (...) {
+    clear_progress();
+    throw;
+  }
 }
 
 namespace {

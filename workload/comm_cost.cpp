@@ -39,7 +39,8 @@ void run_shape(Shape& s, const net::Topology& topo, const net::NetworkConfig& cf
 
 CommTimes time_communications(const Dag& dag, const net::Topology& topo,
                               const net::NetworkConfig& cfg, const collectives::RankLayout& layout,
-                              const ExecParams& params, const net::RunOptions& run) {
+                              const ExecParams& params, const net::RunOptions& run,
+                              CommProgressFn progress, void* progress_ctx) {
   std::vector<Shape> shapes;
   std::vector<std::size_t> shape_of(dag.comms.size());
   std::map<std::vector<std::int64_t>, std::size_t> index;
@@ -93,12 +94,14 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
     one.lps = 1;
     one.progress = nullptr;
     // Plain threads pulling the next shape: each run writes only its own Shape.
-    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> next{0}, done{0};
     std::vector<std::exception_ptr> errors(run.threads);
     const auto work = [&](unsigned w) {
       try {
         for (std::size_t k; (k = next.fetch_add(1)) < order.size();) {
           run_shape(shapes[order[k]], topo, cfg, params, one);
+          const std::size_t n = done.fetch_add(1) + 1;
+          if (progress && w == 0) progress(progress_ctx, n, shapes.size());
         }
       } catch (...) {
         errors[w] = std::current_exception();
@@ -113,7 +116,10 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
       if (e) std::rethrow_exception(e);
     }
   } else {
-    for (Shape& s : shapes) run_shape(s, topo, cfg, params, run);
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+      run_shape(shapes[k], topo, cfg, params, run);
+      if (progress) progress(progress_ctx, k + 1, shapes.size());
+    }
   }
 
   CommTimes out;

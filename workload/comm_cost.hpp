@@ -17,6 +17,9 @@
 
 namespace fabricsim::workload {
 
+// Told after each network run: how many of how many are done (from one thread only).
+using CommProgressFn = void (*)(void* ctx, std::size_t done, std::size_t total);
+
 struct CommTimes {
   std::vector<core::Time> time;  // per Dag::comms entry
   std::size_t shapes = 0;        // distinct communications run on the network
@@ -31,6 +34,7 @@ struct CommTimes {
 // std::invalid_argument for a group naming a rank the cluster does not have.
 CommTimes time_communications(const Dag& dag, const net::Topology& topo,
                               const net::NetworkConfig& cfg, const collectives::RankLayout& layout,
-                              const ExecParams& params, const net::RunOptions& run);
+                              const ExecParams& params, const net::RunOptions& run,
+                              CommProgressFn progress = nullptr, void* progress_ctx = nullptr);
 
 }  // namespace fabricsim::workload

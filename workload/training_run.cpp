@@ -53,8 +53,9 @@ TrainingReport simulate_training(const TrainingInputs& in) {
   }
   rep.comm_time.assign(dag.comms.size(), 0);
   if (!in.free_communication) {
-    CommTimes t = time_communications(dag, *in.topology, *in.network,
-                                      rank_layout(*in.topology, in.hw), in.exec, in.run);
+    CommTimes t =
+        time_communications(dag, *in.topology, *in.network, rank_layout(*in.topology, in.hw),
+                            in.exec, in.run, in.progress, in.progress_ctx);
     rep.comm_time = std::move(t.time);
     rep.comm_shapes = t.shapes;
     rep.network_events = t.events;

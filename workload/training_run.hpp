@@ -12,6 +12,7 @@
 #include "net/network.hpp"
 #include "net/topology/topology.hpp"
 #include "workload/collective_exec.hpp"
+#include "workload/comm_cost.hpp"
 #include "workload/training.hpp"
 #include "workload/training_exec.hpp"
 
@@ -31,6 +32,8 @@ struct TrainingInputs {
   // A DAG imported from a workload file (aicb_import.hpp) instead of the model's: no memory
   // estimate, and no model FLOPs (TFLOP/s and MFU stay 0). `config` still gives tp and dp.
   const Dag* imported = nullptr;
+  CommProgressFn progress = nullptr;  // told after each network run
+  void* progress_ctx = nullptr;
 };
 
 struct TrainingReport {
