@@ -79,23 +79,6 @@ std::array<double, 4> coords(const Kernel& k) {
   return {};
 }
 
-Kernel kernel_of(const KernelRow& r) {
-  Kernel k;
-  k.kind = r.op;
-  k.dtype = r.dtype;
-  k.batch = r.batch;
-  k.m = r.m;
-  k.n = r.n;
-  k.k = r.k;
-  k.heads = r.heads;
-  k.seq = r.seq;
-  k.head_dim = r.head_dim;
-  k.causal = r.causal;
-  k.backward = r.pass == KernelRow::Pass::Backward;
-  k.bytes = r.bytes;
-  return k;
-}
-
 // --- CSV ---------------------------------------------------------------------------------
 
 std::vector<std::string> split_csv(const std::string& line) {
@@ -144,40 +127,40 @@ std::uint64_t count(const std::string& v, std::string_view col, std::uint64_t df
 
 KernelRow parse_row(const std::vector<std::string>& f) {
   KernelRow r;
+  Kernel& k = r.kernel;
   r.gpu = f[0];
   if (f[1] == "gemm") {
-    r.op = KernelKind::Gemm;
+    k.kind = KernelKind::Gemm;
   } else if (f[1] == "attention") {
-    r.op = KernelKind::Attention;
+    k.kind = KernelKind::Attention;
   } else if (f[1] == "memory") {
-    r.op = KernelKind::MemoryBound;
+    k.kind = KernelKind::MemoryBound;
   } else {
     throw std::invalid_argument(
         fmt::format("column op: '{}' is not gemm, attention or memory", f[1]));
   }
   const auto dt = parse_dtype(f[2]);
-  if (!dt)
+  if (!dt) {
     throw std::invalid_argument(
         fmt::format("column dtype: '{}' is not fp32, fp16, bf16 or fp8", f[2]));
-  r.dtype = *dt;
-  r.batch = count(f[3], "batch", 1);
-  r.m = count(f[4], "m", 0);
-  r.n = count(f[5], "n", 0);
-  r.k = count(f[6], "k", 0);
-  r.heads = count(f[7], "heads", 0);
-  r.seq = count(f[8], "seq", 0);
-  r.head_dim = count(f[9], "head_dim", 0);
-  r.causal = count(f[10], "causal", 0) != 0;
-  if (f[11] == "fwd" || f[11].empty()) {
-    r.pass = KernelRow::Pass::Forward;
-  } else if (f[11] == "bwd") {
-    r.pass = KernelRow::Pass::Backward;
+  }
+  k.dtype = *dt;
+  k.batch = count(f[3], "batch", 1);
+  k.m = count(f[4], "m", 0);
+  k.n = count(f[5], "n", 0);
+  k.k = count(f[6], "k", 0);
+  k.heads = count(f[7], "heads", 0);
+  k.seq = count(f[8], "seq", 0);
+  k.head_dim = count(f[9], "head_dim", 0);
+  k.causal = count(f[10], "causal", 0) != 0;
+  if (f[11] == "bwd") {
+    k.backward = true;
   } else if (f[11] == "fwd+bwd") {
-    r.pass = KernelRow::Pass::Both;
-  } else {
+    r.both_passes = true;
+  } else if (f[11] != "fwd" && !f[11].empty()) {
     throw std::invalid_argument(fmt::format("column pass: '{}' is not fwd, bwd or fwd+bwd", f[11]));
   }
-  r.bytes = count(f[12], "bytes", 0);
+  k.bytes = count(f[12], "bytes", 0);
   std::size_t used = 0;
   try {
     r.time_us = std::stod(f[13], &used);
@@ -254,23 +237,24 @@ void KernelDb::add(const KernelRow& r) {
   if (!(r.time_us > 0) || !std::isfinite(r.time_us)) {
     throw std::invalid_argument("time_us must be positive");
   }
-  Kernel k = kernel_of(r);
-  if (r.op == KernelKind::Gemm && (r.batch == 0 || r.m == 0 || r.n == 0 || r.k == 0)) {
+  const Kernel& k = r.kernel;
+  if (k.kind == KernelKind::Gemm && (k.batch == 0 || k.m == 0 || k.n == 0 || k.k == 0)) {
     throw std::invalid_argument("a gemm needs batch, m, n and k");
   }
-  if (r.op == KernelKind::Attention &&
-      (r.batch == 0 || r.heads == 0 || r.seq == 0 || r.head_dim == 0)) {
+  if (k.kind == KernelKind::Attention &&
+      (k.batch == 0 || k.heads == 0 || k.seq == 0 || k.head_dim == 0)) {
     throw std::invalid_argument("an attention kernel needs batch, heads, seq and head_dim");
   }
-  if (r.op == KernelKind::MemoryBound && r.bytes == 0) {
+  if (k.kind == KernelKind::Given) throw std::invalid_argument("given durations are not data");
+  if (k.kind == KernelKind::MemoryBound && k.bytes == 0) {
     throw std::invalid_argument("a memory kernel needs bytes");
   }
   double w = work(k);
   // A forward+backward measurement: 3.5 forward passes of work (flops() counts 2.5 for the
   // backward).
-  if (r.pass == KernelRow::Pass::Both) w *= 3.5;
+  if (r.both_passes) w *= 3.5;
   Table& t = tables_[key(gpu->name, k)];
-  t.axes = axes_of(r.op);
+  t.axes = axes_of(k.kind);
   Point p;
   p.at = coords(k);
   p.work = w;

@@ -39,16 +39,11 @@ struct KernelTime {
   std::string source;  // which measurements (GPU and origin) or which roofline figures
 };
 
-// One measurement (a CSV row).
+// One measurement (a CSV row): the kernel measured (`backward` for pass bwd) and its time.
 struct KernelRow {
   std::string gpu;  // a name or alias from the GPU catalog
-  KernelKind op = KernelKind::Gemm;
-  Dtype dtype = Dtype::BF16;
-  std::uint64_t batch = 1, m = 0, n = 0, k = 0;
-  std::uint64_t heads = 0, seq = 0, head_dim = 0;
-  bool causal = false;
-  enum class Pass : std::uint8_t { Forward, Backward, Both } pass = Pass::Forward;
-  std::uint64_t bytes = 0;
+  Kernel kernel;
+  bool both_passes = false;  // pass fwd+bwd: the time of a forward and its backward together
   double time_us = 0;
   std::string source;
 };
