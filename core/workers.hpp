@@ -7,26 +7,15 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
-#include <memory>
 #include <thread>
 #include <vector>
-
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
-#include <tbb/task_group.h>
 
 namespace fabricsim::core {
 
 class Workers {
  public:
-  explicit Workers(unsigned threads) : threads_(threads ? threads : 1) {
-    if (threads_ > 1) {
-      // More threads than cores is allowed (tests check determinism at 8 threads on 2 cores).
-      limit_ = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                     threads_);
-      arena_ = std::make_unique<tbb::task_arena>(static_cast<int>(threads_));
-    }
-  }
+  // More threads than cores is allowed (tests check determinism at 8 threads on 2 cores).
+  explicit Workers(unsigned threads) : threads_(threads ? threads : 1) {}
   unsigned threads() const { return threads_; }
 
   // Runs `loop` (which calls run_round once per window) with the worker threads attached.
@@ -34,26 +23,27 @@ class Workers {
   template <class Task, class Loop>
   void enter(const std::vector<std::uint32_t>& order, Task& task, Loop&& loop) {
     order_ = &order;
-    if (!arena_) {
+    if (threads_ == 1) {
       loop();
       return;
     }
-    // Workers read `stop_` first: this release hands them everything written before, which
-    // ThreadSanitizer cannot see oneTBB's task hand-off do.
+    // Plain threads, started once per run: their start and join are synchronisation that
+    // ThreadSanitizer sees (oneTBB's task hand-off it cannot, and reported it as a race).
     stop_.store(false, std::memory_order_release);
-    arena_->execute([&] {
-      tbb::task_group group;
-      for (unsigned w = 1; w < threads_; ++w) group.run([this, &task, w] { work(task, w); });
-      std::exception_ptr error;
-      try {
-        loop();
-      } catch (...) {
-        error = std::current_exception();
-      }
-      stop_.store(true, std::memory_order_release);
-      group.wait();
-      if (error) std::rethrow_exception(error);
-    });
+    std::vector<std::thread> workers;
+    workers.reserve(threads_ - 1);
+    for (unsigned w = 1; w < threads_; ++w) {
+      workers.emplace_back([this, &task, w] { work(task, w); });
+    }
+    std::exception_ptr error;
+    try {
+      loop();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    stop_.store(true, std::memory_order_release);
+    for (std::thread& t : workers) t.join();
+    if (error) std::rethrow_exception(error);
   }
 
   // Calls task(lp, worker) for every lp of the order given to enter() (threads take the next
@@ -61,7 +51,7 @@ class Workers {
   template <class Task>
   void run_round(Task& task) {
     const std::vector<std::uint32_t>& order = *order_;
-    if (!arena_) {
+    if (threads_ == 1) {
       for (std::uint32_t lp : order) task(lp, 0u);
       return;
     }
@@ -121,8 +111,6 @@ class Workers {
   }
 
   unsigned threads_;
-  std::unique_ptr<tbb::global_control> limit_;
-  std::unique_ptr<tbb::task_arena> arena_;
   const std::vector<std::uint32_t>* order_ = nullptr;
   std::atomic<std::size_t> next_{0};
   std::atomic<std::size_t> done_{0};
