@@ -250,8 +250,8 @@ void KernelDb::add(const KernelRow& r) {
     throw std::invalid_argument("a memory kernel needs bytes");
   }
   double w = work(k);
-  // A forward+backward measurement: 3.5 forward passes of work (flops() counts 2.5 for the
-  // backward).
+  // A forward+backward measurement: 3.5 forward passes of work, FlashAttention's own count
+  // (benchmarks/benchmark_flash_attention.py; flops() counts 2.5 for the backward).
   if (r.both_passes) w *= 3.5;
   Table& t = tables_[key(gpu->name, k)];
   t.axes = axes_of(k.kind);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -165,9 +166,9 @@ class Generator {
 
   // --- per-rank emission -----------------------------------------------------------------
   std::uint32_t add(Op op, std::initializer_list<std::int64_t> deps) {
-    return add(op, std::vector<std::int64_t>(deps));
+    return add(op, std::span<const std::int64_t>(deps.begin(), deps.size()));
   }
-  std::uint32_t add(Op op, const std::vector<std::int64_t>& deps) {
+  std::uint32_t add(Op op, std::span<const std::int64_t> deps) {
     RankDag& rd = dag_.ranks[rank_];
     op.deps_begin = static_cast<std::uint32_t>(rd.deps.size());
     for (const std::int64_t d : deps) {
@@ -186,9 +187,9 @@ class Generator {
 
   // A compute kernel after `last` (the op whose result it needs); returns the new last.
   std::int64_t compute(Name name, const Kernel& k, std::int64_t last) {
-    return compute(name, k, std::vector<std::int64_t>{last});
+    return compute(name, k, std::span<const std::int64_t>(&last, 1));
   }
-  std::int64_t compute(Name name, const Kernel& k, const std::vector<std::int64_t>& after) {
+  std::int64_t compute(Name name, const Kernel& k, std::span<const std::int64_t> after) {
     Op op;
     op.kind = OpKind::Compute;
     op.stream = Stream::Compute;
@@ -221,9 +222,9 @@ class Generator {
   }
 
   std::int64_t memory(Name name, double bytes, std::int64_t last) {
-    return memory(name, bytes, std::vector<std::int64_t>{last});
+    return memory(name, bytes, std::span<const std::int64_t>(&last, 1));
   }
-  std::int64_t memory(Name name, double bytes, const std::vector<std::int64_t>& after) {
+  std::int64_t memory(Name name, double bytes, std::span<const std::int64_t> after) {
     Kernel k;
     k.kind = KernelKind::MemoryBound;
     k.dtype = c_.dtype;
@@ -650,8 +651,8 @@ class Generator {
       waits = {opt};
     }
     opt = memory(kGradNorm, 1.0 * c_.grad_bytes * shard, waits);
-    opt = memory(kOptimizer, kOptimizerBytesPerParam * shard, {opt});
-    memory(kZeroGrad, 1.0 * c_.grad_bytes * buffer, {opt});
+    opt = memory(kOptimizer, kOptimizerBytesPerParam * shard, opt);
+    memory(kZeroGrad, 1.0 * c_.grad_bytes * buffer, opt);
     if (c_.dp > 1 && (c_.zero == 1 || c_.zero == 2)) {
       // The distributed optimizer all-gathers the updated 16-bit parameters.
       const std::uint64_t bytes = static_cast<std::uint64_t>(stage_params * dt_) / c_.dp * c_.dp;

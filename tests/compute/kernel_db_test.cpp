@@ -27,6 +27,17 @@ Kernel gemm(std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64_t bat
   return g;
 }
 
+Kernel attention(std::uint64_t batch, std::uint64_t heads, std::uint64_t seq,
+                 std::uint64_t head_dim) {
+  Kernel a;
+  a.kind = KernelKind::Attention;
+  a.batch = batch;
+  a.heads = heads;
+  a.seq = seq;
+  a.head_dim = head_dim;
+  return a;
+}
+
 GpuSpec gpu(const char* name) {
   return *find_gpu(name);
 }
@@ -112,12 +123,7 @@ TEST_CASE("kernel db: with no measurements of a kind the roofline answers", "[co
   mem.bytes = 3'350'000'000;
   REQUIRE(empty.time(h100, mem).us == Approx(1000 / kMemoryEfficiency));
   // Attention measured on no GPU: roofline too, even in a db with GEMMs.
-  Kernel a;
-  a.kind = KernelKind::Attention;
-  a.batch = 1;
-  a.heads = 16;
-  a.seq = 4096;
-  a.head_dim = 128;
+  const Kernel a = attention(1, 16, 4096, 128);
   REQUIRE(db_of(kRows).time(h100, a).path == KernelPath::Roofline);
   // FP32 has no peak in the catalog: an error, not a guess.
   Kernel f32 = gemm(1024, 1024, 1024);
@@ -136,12 +142,7 @@ TEST_CASE("kernel db: given durations pass through", "[compute]") {
 
 TEST_CASE("kernel db: FLOP counts", "[compute]") {
   REQUIRE(flops(gemm(2, 3, 4, 5)) == 2.0 * 5 * 2 * 3 * 4);
-  Kernel a;
-  a.kind = KernelKind::Attention;
-  a.batch = 2;
-  a.heads = 3;
-  a.seq = 10;
-  a.head_dim = 8;
+  Kernel a = attention(2, 3, 10, 8);
   REQUIRE(flops(a) == 4.0 * 6 * 100 * 8);
   a.backward = true;
   REQUIRE(flops(a) == 2.5 * 4.0 * 6 * 100 * 8);
@@ -173,12 +174,7 @@ TEST_CASE("kernel db: the shipped database answers every path for the training k
   REQUIRE(db.time(h100, gemm(4096, 4096, 4096)).path == KernelPath::Exact);
   REQUIRE(db.time(h100, gemm(8192, 3072, 12288)).path == KernelPath::Interpolated);
   REQUIRE(db.time(a100, gemm(8192, 3072, 12288)).path == KernelPath::Scaled);
-  Kernel fa;
-  fa.kind = KernelKind::Attention;
-  fa.batch = 4;
-  fa.heads = 16;
-  fa.seq = 2048;
-  fa.head_dim = 128;
+  Kernel fa = attention(4, 16, 2048, 128);
   fa.causal = true;
   const KernelTime t = db.time(a100, fa);
   REQUIRE(t.path == KernelPath::Interpolated);
