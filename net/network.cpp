@@ -153,9 +153,24 @@ NetworkResult Network::run(const RunOptions& opt) {
   const std::size_t hosts = app_ ? topo_.hosts.size() : 0;
   sc.nodes = static_cast<std::uint32_t>(topo_.nodes.size() + hosts);
   sc.lp_of_node = partition(topo_, std::max<std::uint32_t>(1, opt.lps));
-  // A host agent lives with its first NIC: the NIC events it exchanges most stay on one LP.
-  for (std::size_t h = 0; h < hosts; ++h) {
-    sc.lp_of_node.push_back(sc.lp_of_node[topo_.hosts[h].nics.front()]);
+  // A host agent lives with one of its NICs, so some of the NIC events it exchanges stay on one
+  // LP. Agents run the hosts' executors (NVLink model, step bookkeeping): a large share of a
+  // collective's work. With one NIC per rail, a host's NICs sit on different LPs, and putting
+  // every agent with its first NIC would pile all of them on the LP of rail 0; each agent goes
+  // instead to the LP of its NICs holding the fewest agents so far (first such NIC on a tie).
+  {
+    std::vector<std::uint32_t> agents(sc.lp_of_node.empty() ? 0 : *std::max_element(
+                                                                      sc.lp_of_node.begin(),
+                                                                      sc.lp_of_node.end()) + 1);
+    for (std::size_t h = 0; h < hosts; ++h) {
+      core::LpId best = sc.lp_of_node[topo_.hosts[h].nics.front()];
+      for (NodeId nic : topo_.hosts[h].nics) {
+        const core::LpId lp = sc.lp_of_node[nic];
+        if (agents[lp] < agents[best]) best = lp;
+      }
+      ++agents[best];
+      sc.lp_of_node.push_back(best);
+    }
   }
   sc.threads = opt.threads;
   sc.seed = opt.seed;
