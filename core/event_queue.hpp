@@ -2,7 +2,9 @@
 // Future event list: an implicit 4-ary min-heap of small keys ordered by core::before, with
 // the events themselves in a slab beside it. Sifting moves 24-byte keys whatever the payload
 // (a network event carries a whole packet, ~200 bytes); a 4-ary heap halves the depth of a
-// binary one and keeps a node's children in one or two cache lines.
+// binary one and keeps a node's children in one or two cache lines. A key packs the order
+// (time, source, sequence) into one 128-bit number, so a comparison is one branch-free
+// subtract instead of up to three unpredictable branches (S4 took 13% less time for it).
 // Measured on the project's 2-core machine (hold model, `fabricsim bench phold` prints it):
 // ~100 ns per hold at 1 K events, ~200 ns at 16 K. A calendar queue with adaptive bucket width
 // was tried and was no faster at these sizes, so the simpler heap stays. The network model keeps
@@ -25,9 +27,17 @@ class EventQueue {
     heap_.reserve(n);
     slots_.reserve(n);
   }
-  Time next_time() const { return heap_.empty() ? kTimeMax : heap_.front().time; }
+  Time next_time() const {
+    return heap_.empty() ? kTimeMax : static_cast<Time>(heap_.front().time);
+  }
+
+  // The packed key needs sources below 2^kSrcBits and sequence numbers below 2^kSeqBits; the
+  // kernel checks both (core/simulation.hpp).
+  static constexpr int kSrcBits = 22;
+  static constexpr int kSeqBits = 64 - kSrcBits;
 
   void push(const E& e) {
+    assert(e.time >= 0 && (std::uint64_t{e.src} >> kSrcBits) == 0 && (e.seq >> kSeqBits) == 0);
     std::uint32_t slot;
     if (free_.empty()) {
       slot = static_cast<std::uint32_t>(slots_.size());
@@ -37,7 +47,8 @@ class EventQueue {
       free_.pop_back();
       slots_[slot] = e;
     }
-    heap_.push_back(Key{e.time, e.src, slot, e.seq});
+    heap_.push_back(
+        Key{static_cast<std::uint64_t>(e.time), std::uint64_t{e.src} << kSeqBits | e.seq, slot});
     sift_up(heap_.size() - 1);
   }
 
@@ -54,12 +65,15 @@ class EventQueue {
 
  private:
   static constexpr std::size_t kArity = 4;
-  struct Key {  // the ordering fields of core::before, and where the event is
-    Time time;
-    NodeId src;
+  struct Key {            // the ordering fields of core::before, and where the event is
+    std::uint64_t time;   // never negative
+    std::uint64_t order;  // source << kSeqBits | sequence
     std::uint32_t slot;
-    std::uint64_t seq;
   };
+  static bool before(const Key& a, const Key& b) {
+    using U = unsigned __int128;
+    return (U{a.time} << 64 | a.order) < (U{b.time} << 64 | b.order);
+  }
 
   void sift_up(std::size_t i) {
     const Key k = heap_[i];

@@ -83,6 +83,10 @@ class Simulation {
         cfg_(std::move(cfg)),
         workers_(static_cast<unsigned>(std::min<std::size_t>(cfg_.threads, lp_count_of(cfg_)))) {
     if (cfg_.nodes == 0) throw ConfigError("simulation needs at least one node");
+    if (cfg_.nodes > kMaxNodes) {
+      throw ConfigError("simulation of " + std::to_string(cfg_.nodes) + " nodes: at most " +
+                        std::to_string(kMaxNodes) + " (the event order packs node ids)");
+    }
     if (cfg_.lp_of_node.empty()) cfg_.lp_of_node.assign(cfg_.nodes, 0);
     if (cfg_.lp_of_node.size() != cfg_.nodes) {
       throw ConfigError("partition covers " + std::to_string(cfg_.lp_of_node.size()) +
@@ -138,6 +142,7 @@ class Simulation {
   void schedule_initial(NodeId node, Time at, EventKind kind, const Payload& payload = {}) {
     check_node(node, "schedule_initial");
     if (at < 0) throw ConfigError("initial event at negative time");
+    if (seq_[node] == kMaxSeq) throw_seq_overflow(node);
     lps_[cfg_.lp_of_node[node]].queue.push(E{at, node, node, seq_[node]++, kind, payload});
   }
 
@@ -242,6 +247,13 @@ class Simulation {
   };
 
   // More threads than LPs would only spin at the barrier.
+  static constexpr std::uint64_t kMaxNodes = std::uint64_t{1} << EventQueue<E>::kSrcBits;
+  static constexpr std::uint64_t kMaxSeq = std::uint64_t{1} << EventQueue<E>::kSeqBits;
+  [[noreturn]] static void throw_seq_overflow(NodeId src) {
+    throw ConfigError("node " + std::to_string(src) + " sent " + std::to_string(kMaxSeq) +
+                      " events, more than the event order can number");
+  }
+
   static std::size_t lp_count_of(const SimConfig& cfg) {
     LpId lps = 0;
     for (LpId lp : cfg.lp_of_node) lps = std::max(lps, lp + 1);
@@ -282,6 +294,7 @@ class Simulation {
     // (release builds check the LP lookahead below, which is what correctness needs).
     if (dst != src && cfg_.any_to_any_delay == 0) check_channel(ctx, dst, delay);
 #endif
+    if (seq_[src] == kMaxSeq) throw_seq_overflow(src);
     const E ev{ctx.now_ + delay, src, dst, seq_[src]++, kind, payload};
     const LpId to = cfg_.lp_of_node[dst];
     Lp& lp = lps_[ctx.lp_];

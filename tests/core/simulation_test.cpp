@@ -143,6 +143,12 @@ TEST_CASE("simulation set-up errors are reported", "[simulation]") {
   cfg.lp_of_node = {0, 1};
   REQUIRE_THROWS_WITH((Simulation<Misbehave>(m, cfg)), Catch::Contains("covers 2 nodes"));
   cfg.lp_of_node = {};
+  SimConfig huge;  // node ids beyond what the event order packs
+  huge.nodes = (1u << 22) + 1;
+  REQUIRE_THROWS_WITH((Simulation<Misbehave>(m, huge)), Catch::Contains("at most 4194304"));
+  huge.nodes = 1u << 22;
+  huge.lp_of_node.assign(huge.nodes, 0);
+  REQUIRE_NOTHROW(Simulation<Misbehave>(m, huge));
   Simulation<Misbehave> sim(m, cfg);
   REQUIRE_THROWS_WITH(sim.add_channel(0, 7, kL), Catch::Contains("node 7 does not exist"));
   REQUIRE_THROWS_WITH(sim.add_channel(0, 1, 0), Catch::Contains("positive minimum delay"));
