@@ -159,9 +159,7 @@ NetworkResult Network::run(const RunOptions& opt) {
   // every agent with its first NIC would pile all of them on the LP of rail 0; each agent goes
   // instead to the LP of its NICs holding the fewest agents so far (first such NIC on a tie).
   {
-    std::vector<std::uint32_t> agents(sc.lp_of_node.empty() ? 0 : *std::max_element(
-                                                                      sc.lp_of_node.begin(),
-                                                                      sc.lp_of_node.end()) + 1);
+    std::vector<std::uint32_t> agents(std::max<std::uint32_t>(1, opt.lps), 0);  // by LP
     for (std::size_t h = 0; h < hosts; ++h) {
       core::LpId best = sc.lp_of_node[topo_.hosts[h].nics.front()];
       for (NodeId nic : topo_.hosts[h].nics) {
