@@ -110,6 +110,7 @@ struct HostState {
   explicit HostState(int gpus, double cap) : fluid(gpus, cap) {}
   NvlinkFluid fluid;
   std::uint64_t fluid_gen = 0;
+  bool fluid_changed = false;  // transfers started or ended in the current event
   std::vector<std::pair<std::uint32_t, std::uint32_t>> work;  // (participant, step) now ready
   std::vector<std::uint64_t> finished;
   std::vector<std::uint32_t> members;  // participants on this host
@@ -248,7 +249,7 @@ class Executor final : public net::HostApp {
         for (std::uint64_t tag : hs.finished) {
           fluid_done(ctx, static_cast<std::uint32_t>(tag >> 32), static_cast<std::uint32_t>(tag));
         }
-        arm_fluid(ctx, host);
+        hs.fluid_changed = true;
         break;
     }
     drain(ctx, host);
@@ -376,12 +377,18 @@ class Executor final : public net::HostApp {
     return c;
   }
 
+  // Runs the steps that became ready, then re-arms the NVLink timer once for all the transfers
+  // that started or ended in this event.
   void drain(Ctx& ctx, std::uint32_t host) {
     HostState& hs = hosts_[host];
     while (!hs.work.empty()) {
       const auto [p, i] = hs.work.back();
       hs.work.pop_back();
       ready(ctx, p, i);
+    }
+    if (hs.fluid_changed) {
+      hs.fluid_changed = false;
+      arm_fluid(ctx, host);
     }
   }
 
@@ -417,7 +424,7 @@ class Executor final : public net::HostApp {
     HostState& hs = hosts_[host];
     hs.fluid.add(ctx.now(), parts_[p].local, parts_[s.peer].local,
                  static_cast<double>(wire) * c.wire_scale, (std::uint64_t{p} << 32) | i);
-    arm_fluid(ctx, host);
+    hs.fluid_changed = true;
   }
 
   void arm_fluid(Ctx& ctx, std::uint32_t host) {

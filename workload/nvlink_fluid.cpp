@@ -18,7 +18,7 @@ void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint6
   }
   advance(now);
   active_.push_back({src, dst, std::max(bytes, 0.0), 0.0, tag});
-  reshare();
+  dirty_ = true;
 }
 
 void NvlinkFluid::finish(core::Time now, std::vector<std::uint64_t>& done) {
@@ -29,13 +29,14 @@ void NvlinkFluid::finish(core::Time now, std::vector<std::uint64_t>& done) {
   if (it == active_.end()) return;
   for (auto j = it; j != active_.end(); ++j) done.push_back(j->tag);
   active_.erase(it, active_.end());
-  reshare();
+  dirty_ = true;
 }
 
 void NvlinkFluid::advance(core::Time now) {
+  if (now <= last_) return;
+  settle();
   const double dt = static_cast<double>(now - last_);
   last_ = now;
-  if (dt <= 0) return;
   for (Transfer& t : active_) t.left = std::max(0.0, t.left - t.rate * dt);
 }
 
@@ -44,6 +45,7 @@ void NvlinkFluid::advance(core::Time now) {
 // end of an NVLS transfer is not a constraint. Users are listed per resource, so one pass costs
 // O(resources^2 + transfers): it runs on every transfer start and end.
 void NvlinkFluid::reshare() {
+  dirty_ = false;
   const int resources = 2 * gpus_;
   left_cap_.assign(static_cast<std::size_t>(resources), cap_);
   users_.assign(static_cast<std::size_t>(resources), 0);

@@ -24,7 +24,10 @@ class NvlinkFluid {
   // Starts a transfer at `now`; `tag` comes back from finish().
   void add(core::Time now, int src, int dst, double bytes, std::uint64_t tag);
   // When the next transfer completes (kTimeMax when none is active).
-  core::Time next_finish() const { return next_finish_; }
+  core::Time next_finish() {
+    settle();
+    return next_finish_;
+  }
   // Moves to `now` and removes the transfers that are complete, appending their tags.
   void finish(core::Time now, std::vector<std::uint64_t>& done);
   bool idle() const { return active_.empty(); }
@@ -37,12 +40,18 @@ class NvlinkFluid {
     std::uint64_t tag;
   };
   void advance(core::Time now);
+  // Rates are shared out again lazily, once for all the changes made at one instant: a ring
+  // step's completion typically ends one transfer and starts several.
+  void settle() {
+    if (dirty_) reshare();
+  }
   void reshare();
 
   int gpus_;
   double cap_;
   core::Time last_ = 0;
   core::Time next_finish_ = core::kTimeMax;
+  bool dirty_ = false;  // transfers changed since the rates were shared out
   std::vector<Transfer> active_;
   // Scratch for reshare(), kept to avoid allocating on every change.
   std::vector<double> left_cap_;
