@@ -8,6 +8,16 @@ namespace fabricsim::collectives {
 
 PlanBuilder::PlanBuilder(Plan& plan, const Hosts& hosts) : plan_(plan), hosts_(hosts) {}
 
+void PlanBuilder::reserve_steps(std::size_t steps) {
+  for (std::vector<Step>& list : plan_.steps) list.reserve(list.size() + steps);
+}
+
+PlanBuilder::Conn& PlanBuilder::conn(std::uint64_t key) {
+  Cached& c = cache_[(key ^ key >> 16 ^ key >> 40) % kCache];
+  if (c.key != key) c = Cached{key, &conns_[key]};
+  return *c.conn;
+}
+
 int PlanBuilder::add_chunk(std::uint64_t offset, std::uint64_t bytes, int owner, int dest) {
   plan_.chunks.push_back(Chunk{offset, bytes, owner, dest});
   return static_cast<int>(plan_.chunks.size()) - 1;
@@ -67,7 +77,7 @@ std::uint32_t PlanBuilder::add(int rank, Step step, std::span<const std::uint32_
   const std::uint64_t key =
       static_cast<std::uint64_t>(rank) << 40 | static_cast<std::uint64_t>(step.peer) << 16 |
       static_cast<std::uint64_t>(step.channel) << 1 | (step.dir == Dir::Recv ? 1u : 0u);
-  Conn& conn = conns_[key];
+  Conn& conn = this->conn(key);
   step.seq = conn.next_seq++;
   if (conn.last >= 0) {
     std::vector<std::uint32_t>& all = scratch_;

@@ -29,6 +29,9 @@ class PlanBuilder {
   PlanBuilder(Plan& plan, const Hosts& hosts);
 
   int add_chunk(std::uint64_t offset, std::uint64_t bytes, int owner = -1, int dest = -1);
+  // Room for `steps` more steps at every rank, when the algorithm knows its count up front:
+  // a large plan then neither regrows nor moves its step lists.
+  void reserve_steps(std::size_t steps);
 
   // NCCL's loop over a channel's part: the buffer is cut into one share per channel and each
   // share into the same number of loops of at most `chunk` bytes. Chunk (c, l) gets index
@@ -54,8 +57,18 @@ class PlanBuilder {
     int next_seq = 0;
     std::int64_t last = -1;
   };
-  // Keyed by (self, peer, channel, dir) packed into 64 bits: looked up once per step.
+  Conn& conn(std::uint64_t key);
+  // Keyed by (self, peer, channel, dir) packed into 64 bits: looked up once per step. The
+  // algorithms add a rank's steps in runs over the same few connections, so a small
+  // direct-mapped cache of (key, connection) answers most lookups without hashing into the map
+  // (whose elements never move).
   std::unordered_map<std::uint64_t, Conn> conns_;
+  struct Cached {
+    std::uint64_t key = ~std::uint64_t{0};
+    Conn* conn = nullptr;
+  };
+  static constexpr std::size_t kCache = 64;
+  Cached cache_[kCache];
   std::vector<std::uint32_t> scratch_;  // a step's dependencies while it is added
 };
 

@@ -48,6 +48,9 @@ void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout,
 
   const bool scatter = plan.op != Op::AllGather;
   const bool gather = plan.op != Op::ReduceScatter;
+  // Every rank sends and receives (n - 1) slices per phase, loop and channel.
+  b.reserve_steps(static_cast<std::size_t>(nch) * loops * ((scatter ? 1 : 0) + (gather ? 1 : 0)) *
+                  static_cast<std::size_t>(n - 1) * static_cast<std::size_t>(slices) * 2);
   std::vector<std::uint32_t> last(static_cast<std::size_t>(slices));
   for (int c = 0; c < nch; ++c) {
     const std::vector<int> ord = ring_order(hosts, layout, c);
