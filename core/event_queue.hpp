@@ -12,6 +12,8 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "core/event.hpp"
@@ -25,7 +27,7 @@ class EventQueue {
   std::size_t size() const { return heap_.size(); }
   void reserve(std::size_t n) {
     heap_.reserve(n);
-    slots_.reserve(n);
+    while (blocks_.size() * kBlock < n) blocks_.push_back(std::make_unique<E[]>(kBlock));
   }
   Time next_time() const {
     return heap_.empty() ? kTimeMax : static_cast<Time>(heap_.front().time);
@@ -36,31 +38,45 @@ class EventQueue {
   static constexpr int kSrcBits = 22;
   static constexpr int kSeqBits = 64 - kSrcBits;
 
-  void push(const E& e) {
-    assert(e.time >= 0 && (std::uint64_t{e.src} >> kSrcBits) == 0 && (e.seq >> kSeqBits) == 0);
+  // Builds the event in its slot (one copy of the payload, not two).
+  template <class Payload>
+  void emplace(Time time, NodeId src, NodeId dst, std::uint64_t seq, EventKind kind,
+               const Payload& payload) {
+    assert(time >= 0 && (std::uint64_t{src} >> kSrcBits) == 0 && (seq >> kSeqBits) == 0);
     std::uint32_t slot;
     if (free_.empty()) {
-      slot = static_cast<std::uint32_t>(slots_.size());
-      slots_.push_back(e);
+      slot = used_++;
+      if (slot == blocks_.size() * kBlock) blocks_.push_back(std::make_unique<E[]>(kBlock));
     } else {
       slot = free_.back();
       free_.pop_back();
-      slots_[slot] = e;
     }
+    new (&slot_ref(slot)) E{time, src, dst, seq, kind, payload};
     heap_.push_back(
-        Key{static_cast<std::uint64_t>(e.time), std::uint64_t{e.src} << kSeqBits | e.seq, slot});
+        Key{static_cast<std::uint64_t>(time), std::uint64_t{src} << kSeqBits | seq, slot});
     sift_up(heap_.size() - 1);
   }
+  void push(const E& e) { emplace(e.time, e.src, e.dst, e.seq, e.kind, e.payload); }
 
-  // Removes the earliest event and returns it.
-  E pop() {
+  // Takes the earliest event out of the order and returns its slot: the event stays where it is
+  // (at(slot)), so a handler reads it without a copy, until release(slot). Slots live in fixed
+  // blocks, so pushing more events never moves it.
+  std::uint32_t pop_slot() {
     assert(!heap_.empty());
     const std::uint32_t slot = heap_.front().slot;
     const Key last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) sift_down(last);
-    free_.push_back(slot);
-    return slots_[slot];
+    return slot;
+  }
+  const E& at(std::uint32_t slot) const { return blocks_[slot / kBlock][slot % kBlock]; }
+  void release(std::uint32_t slot) { free_.push_back(slot); }
+
+  // Removes the earliest event and returns it.
+  E pop() {
+    const std::uint32_t slot = pop_slot();
+    release(slot);
+    return at(slot);
   }
 
  private:
@@ -105,8 +121,12 @@ class EventQueue {
     heap_[i] = k;
   }
 
+  E& slot_ref(std::uint32_t slot) { return blocks_[slot / kBlock][slot % kBlock]; }
+
+  static constexpr std::uint32_t kBlock = 256;  // events per block of slots
   std::vector<Key> heap_;
-  std::vector<E> slots_;
+  std::vector<std::unique_ptr<E[]>> blocks_;
+  std::uint32_t used_ = 0;  // slots ever handed out
   std::vector<std::uint32_t> free_;
 };
 

@@ -143,7 +143,7 @@ class Simulation {
     check_node(node, "schedule_initial");
     if (at < 0) throw ConfigError("initial event at negative time");
     if (seq_[node] == kMaxSeq) throw_seq_overflow(node);
-    lps_[cfg_.lp_of_node[node]].queue.push(E{at, node, node, seq_[node]++, kind, payload});
+    lps_[cfg_.lp_of_node[node]].queue.emplace(at, node, node, seq_[node]++, kind, payload);
   }
 
   Rng& rng(NodeId node) {
@@ -295,7 +295,7 @@ class Simulation {
     if (dst != src && cfg_.any_to_any_delay == 0) check_channel(ctx, dst, delay);
 #endif
     if (seq_[src] == kMaxSeq) throw_seq_overflow(src);
-    const E ev{ctx.now_ + delay, src, dst, seq_[src]++, kind, payload};
+    const Time at = ctx.now_ + delay;
     const LpId to = cfg_.lp_of_node[dst];
     Lp& lp = lps_[ctx.lp_];
     if (to == ctx.lp_) {
@@ -303,14 +303,14 @@ class Simulation {
       if (dst != src && delay < min_channel_) {
         throw_too_soon(src, dst, ctx.lp_, to, ctx.now_, delay, min_channel_);
       }
-      lp.queue.push(ev);
+      lp.queue.emplace(at, src, dst, seq_[src]++, kind, payload);
       return;
     }
     if (delay < lookahead_) throw_too_soon(src, dst, ctx.lp_, to, ctx.now_, delay, lookahead_);
     const std::int32_t box = lp.outbox_of[to];
     if (box < 0) throw_no_channel(src, dst, ctx.lp_, to);
-    mailboxes_[box].push(round_, ev);
-    lp.min_sent = std::min(lp.min_sent, ev.time);
+    mailboxes_[box].push(round_, E{at, src, dst, seq_[src]++, kind, payload});
+    lp.min_sent = std::min(lp.min_sent, at);
     ++lp.sent;
   }
 
@@ -338,7 +338,9 @@ class Simulation {
     lp.min_sent = kTimeMax;
     std::uint64_t n = 0;
     while (lp.queue.next_time() < edge_) {
-      const E ev = lp.queue.pop();
+      // The handler reads the event in its slot; the slot is reused only after it returns.
+      const std::uint32_t slot = lp.queue.pop_slot();
+      const E& ev = lp.queue.at(slot);
       ctx.now_ = ev.time;
       ctx.node_ = ev.dst;
       if (cfg_.trace_hash) {
@@ -346,6 +348,7 @@ class Simulation {
         h = hash_mix(hash_mix(hash_mix(h, static_cast<std::uint64_t>(ev.time)), ev.src), ev.seq);
       }
       model_.handle(ctx, ev);
+      lp.queue.release(slot);
       ++n;
     }
     if (n) lp.last_time = std::max(lp.last_time, ctx.now_);

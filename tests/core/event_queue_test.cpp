@@ -92,3 +92,19 @@ TEST_CASE("event queue stays exact with far events and pushes earlier than a pee
   }
   REQUIRE(q.size() == ref.size());
 }
+
+TEST_CASE("a popped event stays in place while more are pushed, until released", "[event_queue]") {
+  // The kernel hands handlers the event in its slot; the handler pushes new events meanwhile.
+  EventQueue<E> q;
+  q.push(E{5, 1, 2, 0, 3, {77}});
+  const std::uint32_t slot = q.pop_slot();
+  const E& held = q.at(slot);
+  for (int i = 0; i < 5000; ++i) q.push(E{Time(10 + i), 0, 0, std::uint64_t(i), 0, {i}});
+  REQUIRE(held.time == 5);
+  REQUIRE(held.src == 1);
+  REQUIRE(held.payload.tag == 77);
+  q.release(slot);
+  q.push(E{1, 0, 0, 9999, 0, {-1}});  // reuses the released slot
+  REQUIRE(q.pop().payload.tag == -1);
+  REQUIRE(q.pop().payload.tag == 0);
+}
