@@ -140,10 +140,10 @@ TEST_CASE("network defaults are the C++ structs' and are echoed", "[scenario]") 
   REQUIRE(c.sw.pfc_resume_offset == def.sw.pfc_resume_offset);
   REQUIRE(c.sw.pmax == def.sw.pmax);
   REQUIRE(c.sw.routing == def.sw.routing);
-  // A network run goes until its flows finish; 0 LPs means four per thread.
+  // A network run goes until its flows finish; 0 LPs means eight per thread.
   REQUIRE(sc.simulation.end == core::kTimeMax);
   REQUIRE(sc.net->run.end == core::kTimeMax);
-  REQUIRE(sc.net->run.lps == 4);
+  REQUIRE(sc.net->run.lps == 8);
   REQUIRE(sc.net->run.threads == 1);
 
   const struct {
