@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "collectives/busbw.hpp"
 #include "collectives/plan.hpp"
@@ -91,7 +92,7 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
     plan = collectives::make_plan(call, layout);
   }
   const workload::CollectiveResult r =
-      workload::run_collective(ns.topology, ns.network, plan, layout, c.exec, run);
+      workload::run_collective(ns.topology, ns.network, std::move(plan), layout, c.exec, run);
   BusbwRow row;
   row.bytes = bytes;
   row.count = bytes / c.type_size;

@@ -57,10 +57,11 @@ collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
                               const std::vector<std::vector<int>>& groups, int n_ranks);
 
 // Throws std::invalid_argument when the plan does not fit the topology, std::runtime_error if
-// the plan stalls (a step that can never run).
+// the plan stalls (a step that can never run). The plan is taken by value: move it in when it
+// is not needed afterwards, and its steps are freed as the executor indexes them (a plan of a
+// thousand ranks holds gigabytes).
 CollectiveResult run_collective(const net::Topology& topo, const net::NetworkConfig& cfg,
-                                const collectives::Plan& plan,
-                                const collectives::RankLayout& layout, const ExecParams& params,
-                                const net::RunOptions& run);
+                                collectives::Plan plan, const collectives::RankLayout& layout,
+                                const ExecParams& params, const net::RunOptions& run);
 
 }  // namespace fabricsim::workload
