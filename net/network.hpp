@@ -40,7 +40,7 @@ struct AppMsg {
 class Network;
 
 // What runs on the hosts (a collective executor). Every host has an agent node of its own in
-// the kernel, on the LP of its first NIC; these calls run in that node's events, so an app
+// the kernel, on the LP of one of its NICs; these calls run in that node's events, so an app
 // keeps per-host state that only its host's calls touch. Called per message, never per packet.
 class HostApp {
  public:
