@@ -8,8 +8,9 @@ namespace fabricsim::collectives {
 
 PlanBuilder::PlanBuilder(Plan& plan, const Hosts& hosts) : plan_(plan), hosts_(hosts) {}
 
-void PlanBuilder::reserve_steps(std::size_t steps) {
-  for (std::vector<Step>& list : plan_.steps) list.reserve(list.size() + steps);
+void PlanBuilder::reserve_steps(int rank, std::size_t steps) {
+  std::vector<Step>& list = plan_.steps[static_cast<std::size_t>(rank)];
+  list.reserve(list.size() + steps);
 }
 
 PlanBuilder::Conn& PlanBuilder::conn(std::uint64_t key) {

@@ -29,9 +29,9 @@ class PlanBuilder {
   PlanBuilder(Plan& plan, const Hosts& hosts);
 
   int add_chunk(std::uint64_t offset, std::uint64_t bytes, int owner = -1, int dest = -1);
-  // Room for `steps` more steps at every rank, when the algorithm knows its count up front:
-  // a large plan then neither regrows nor moves its step lists.
-  void reserve_steps(std::size_t steps);
+  // Room for `steps` more steps at `rank`, when the algorithm knows its count up front: a
+  // large plan then neither regrows nor moves its step lists.
+  void reserve_steps(int rank, std::size_t steps);
 
   // NCCL's loop over a channel's part: the buffer is cut into one share per channel and each
   // share into the same number of loops of at most `chunk` bytes. Chunk (c, l) gets index

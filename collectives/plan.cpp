@@ -72,7 +72,7 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
 
 }  // namespace
 
-Plan make_plan(const Call& call, const RankLayout& layout) {
+Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads) {
   const Hosts hosts = group_hosts(layout);
   check_call(call, layout, hosts);
   const int n = static_cast<int>(layout.ranks.size());
@@ -114,7 +114,8 @@ Plan make_plan(const Call& call, const RankLayout& layout) {
       } else {
         build_ring_collective(b, plan, layout, hosts, chunk(true),
                               chunk_steps(plan.op, plan.algo, plan.proto) /
-                                  slice_steps(plan.op, plan.algo, plan.proto));
+                                  slice_steps(plan.op, plan.algo, plan.proto),
+                              threads);
       }
       break;
     case Algo::Tree:

@@ -72,7 +72,8 @@ struct Plan {
 };
 
 // Validates the call against the layout and builds the plan. Throws PlanError for an
-// impossible or unsupported request; Auto fields are resolved by the tuning model.
-Plan make_plan(const Call& call, const RankLayout& layout);
+// impossible or unsupported request; Auto fields are resolved by the tuning model. `threads`
+// may share the building of large ring plans; the plan does not depend on it.
+Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads = 1);
 
 }  // namespace fabricsim::collectives

@@ -1,6 +1,8 @@
 #include "collectives/ring.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <thread>
 #include <vector>
 
 namespace fabricsim::collectives {
@@ -15,7 +17,7 @@ std::vector<int> positions(const std::vector<int>& order) {
 }  // namespace
 
 void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
-                           std::uint64_t chunk, int slices) {
+                           std::uint64_t chunk, int slices, unsigned threads) {
   const int n = plan.n_ranks;
   const int nch = plan.channels;
   const std::uint64_t total = plan.bytes;
@@ -49,34 +51,73 @@ void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout,
   const bool scatter = plan.op != Op::AllGather;
   const bool gather = plan.op != Op::ReduceScatter;
   // Every rank sends and receives (n - 1) slices per phase, loop and channel.
-  b.reserve_steps(static_cast<std::size_t>(nch) * loops * ((scatter ? 1 : 0) + (gather ? 1 : 0)) *
-                  static_cast<std::size_t>(n - 1) * static_cast<std::size_t>(slices) * 2);
-  std::vector<std::uint32_t> last(static_cast<std::size_t>(slices));
-  for (int c = 0; c < nch; ++c) {
-    const std::vector<int> ord = ring_order(hosts, layout, c);
-    const auto at = [&](int p) { return ord[static_cast<std::size_t>(((p % n) + n) % n)]; };
-    for (int p = 0; p < n; ++p) {
-      const int r = ord[p], next = at(p + 1), prev = at(p - 1);
-      for (std::uint64_t l = 0; l < loops; ++l) {
-        // Reduce-scatter: the block of the rank at position q leaves q+1 first and is complete
-        // when it reaches q after n-1 hops.
-        for (int k = 0; scatter && k < n - 1; ++k) {
-          for (int s = 0; s < slices; ++s) {
-            const std::span<const std::uint32_t> deps(&last[s], k > 0 ? 1 : 0);
-            b.send(r, next, c, id(at(p - 1 - k), c, l, s), deps);
-            last[s] = b.recv(r, prev, c, id(at(p - 2 - k), c, l, s), Combine::Reduce);
+  const std::size_t per_rank =
+      static_cast<std::size_t>(nch) * loops * ((scatter ? 1 : 0) + (gather ? 1 : 0)) *
+      static_cast<std::size_t>(n - 1) * static_cast<std::size_t>(slices) * 2;
+  const std::vector<std::vector<int>> orders = [&] {
+    std::vector<std::vector<int>> o;
+    for (int c = 0; c < nch; ++c) o.push_back(ring_order(hosts, layout, c));
+    return o;
+  }();
+  // Part `part` of `parts` adds the steps of the ranks r with r % parts == part, each rank's in
+  // the same order as one pass would: a rank's list, and every step's dependencies and
+  // connection sequence numbers, are its own, so the plan is the same for any part count.
+  const auto build = [&](PlanBuilder& pb, int part, int parts) {
+    for (int r = part; r < n; r += parts) pb.reserve_steps(r, per_rank);
+    std::vector<std::uint32_t> last(static_cast<std::size_t>(slices));
+    for (int c = 0; c < nch; ++c) {
+      const std::vector<int>& ord = orders[static_cast<std::size_t>(c)];
+      const auto at = [&](int p) { return ord[static_cast<std::size_t>(((p % n) + n) % n)]; };
+      for (int p = 0; p < n; ++p) {
+        const int r = ord[p], next = at(p + 1), prev = at(p - 1);
+        if (r % parts != part) continue;
+        for (std::uint64_t l = 0; l < loops; ++l) {
+          // Reduce-scatter: the block of the rank at position q leaves q+1 first and is
+          // complete when it reaches q after n-1 hops.
+          for (int k = 0; scatter && k < n - 1; ++k) {
+            for (int s = 0; s < slices; ++s) {
+              const std::span<const std::uint32_t> deps(&last[s], k > 0 ? 1 : 0);
+              pb.send(r, next, c, id(at(p - 1 - k), c, l, s), deps);
+              last[s] = pb.recv(r, prev, c, id(at(p - 2 - k), c, l, s), Combine::Reduce);
+            }
           }
-        }
-        // All-gather: each rank forwards the block it completed (or owns) around the ring.
-        for (int k = 0; gather && k < n - 1; ++k) {
-          for (int s = 0; s < slices; ++s) {
-            const std::span<const std::uint32_t> deps(&last[s], k > 0 || scatter ? 1 : 0);
-            b.send(r, next, c, id(at(p - k), c, l, s), deps);
-            last[s] = b.recv(r, prev, c, id(at(p - 1 - k), c, l, s), Combine::Copy);
+          // All-gather: each rank forwards the block it completed (or owns) around the ring.
+          for (int k = 0; gather && k < n - 1; ++k) {
+            for (int s = 0; s < slices; ++s) {
+              const std::span<const std::uint32_t> deps(&last[s], k > 0 || scatter ? 1 : 0);
+              pb.send(r, next, c, id(at(p - k), c, l, s), deps);
+              last[s] = pb.recv(r, prev, c, id(at(p - 1 - k), c, l, s), Combine::Copy);
+            }
           }
         }
       }
     }
+  };
+  const int parts = static_cast<int>(std::clamp<unsigned>(threads, 1, static_cast<unsigned>(n)));
+  if (parts == 1) {
+    build(b, 0, 1);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(parts));
+  std::vector<std::thread> workers;
+  for (int part = 1; part < parts; ++part) {
+    workers.emplace_back([&, part] {
+      try {
+        PlanBuilder pb(plan, hosts);
+        build(pb, part, parts);
+      } catch (...) {
+        errors[static_cast<std::size_t>(part)] = std::current_exception();
+      }
+    });
+  }
+  try {
+    build(b, 0, parts);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (std::thread& t : workers) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
   }
 }
 

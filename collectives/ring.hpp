@@ -10,9 +10,11 @@
 namespace fabricsim::collectives {
 
 // `chunk` is the payload of one ring chunk (one ring position's share per loop); `slices`
-// slices per chunk are the unit of a step.
+// slices per chunk are the unit of a step. With threads > 1 the ranks' step lists are built on
+// that many threads (a plan of a thousand ranks holds tens of millions of steps); the plan is
+// the same for every thread count.
 void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
-                           std::uint64_t chunk, int slices);
+                           std::uint64_t chunk, int slices, unsigned threads = 1);
 void build_ring_chain(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
                       int root, std::uint64_t chunk);
 

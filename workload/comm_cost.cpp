@@ -29,8 +29,8 @@ void run_shape(Shape& s, const net::Topology& topo, const net::NetworkConfig& cf
   call.bytes = s.comm->bytes;
   call.root = 0;
   call.peer = 1;
-  const CollectiveResult r =
-      run_collective(topo, cfg, collectives::make_plan(call, s.members), s.members, params, run);
+  const CollectiveResult r = run_collective(
+      topo, cfg, collectives::make_plan(call, s.members, run.threads), s.members, params, run);
   s.time = r.time;
   s.events = r.net.kernel.events;
 }

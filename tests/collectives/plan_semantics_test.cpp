@@ -3,6 +3,7 @@
 // receive meets its send, and the plan does not deadlock under the credit rule.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "collectives/plan.hpp"
@@ -269,4 +270,35 @@ TEST_CASE("every receive is matched and dependencies point backwards", "[collect
     }
   }
   CHECK(run(broken).error != "");
+}
+
+TEST_CASE("ring plans are the same for every thread count and partition of the ranks",
+          "[collectives]") {
+  // Large ring plans are built on several threads, each taking every threads-th rank.
+  const auto same = [](const Step& a, const Step& b) {
+    return a.peer == b.peer && a.dir == b.dir && a.combine == b.combine && a.channel == b.channel &&
+           a.chunk == b.chunk && a.bytes == b.bytes && a.wire_bytes == b.wire_bytes &&
+           a.seq == b.seq && a.rail == b.rail &&
+           std::equal(a.deps.begin(), a.deps.end(), b.deps.begin(), b.deps.end());
+  };
+  for (Op op : {Op::AllReduce, Op::ReduceScatter, Op::AllGather}) {
+    Call call{
+        .op = op, .bytes = 3 << 20, .algo = Algo::Ring, .proto = Proto::Simple, .channels = 3};
+    call.chunk_bytes = 8192;
+    const RankLayout layout = layout_hosts(24, 8);
+    const Plan one = make_plan(call, layout, 1);
+    for (unsigned threads : {2u, 3u, 5u, 64u}) {
+      const Plan many = make_plan(call, layout, threads);
+      REQUIRE(many.chunks.size() == one.chunks.size());
+      REQUIRE(many.slice_bytes == one.slice_bytes);
+      REQUIRE(many.steps.size() == one.steps.size());
+      for (std::size_t r = 0; r < one.steps.size(); ++r) {
+        INFO(name(op) << " threads " << threads << " rank " << r);
+        REQUIRE(many.steps[r].size() == one.steps[r].size());
+        for (std::size_t i = 0; i < one.steps[r].size(); ++i) {
+          REQUIRE(same(many.steps[r][i], one.steps[r][i]));
+        }
+      }
+    }
+  }
 }
