@@ -1,14 +1,15 @@
 #pragma once
 // Future event list: an implicit 4-ary min-heap of small keys ordered by core::before, with
-// the events themselves in a slab beside it. Sifting moves 24-byte keys whatever the payload
-// (a network event carries a whole packet, ~200 bytes); a 4-ary heap halves the depth of a
-// binary one and keeps a node's children in one or two cache lines. A key packs the order
-// (time, source, sequence) into one 128-bit number, so a comparison is one branch-free
-// subtract instead of up to three unpredictable branches (S4 took 13% less time for it).
-// Measured on the project's 2-core machine (hold model, `fabricsim bench phold` prints it):
-// ~100 ns per hold at 1 K events, ~200 ns at 16 K. A calendar queue with adaptive bucket width
-// was tried and was no faster at these sizes, so the simpler heap stays. The network model keeps
-// at most one pending event per port and link, so its event lists stay small.
+// the events themselves in slots beside it (fixed blocks, so an event never moves while a
+// handler reads it in place). Sifting moves 24-byte keys whatever the payload (a network event
+// carries a whole packet, ~200 bytes); a 4-ary heap halves the depth of a binary one and keeps
+// a node's children in one or two cache lines. A key packs the order (time, source, sequence)
+// into one 128-bit number, so a comparison is one branch-free subtract instead of up to three
+// unpredictable branches (S4 took 13% less time for it).
+// `fabricsim bench phold` prints the hold time at 1 K events: ~75 ns on the AMD EPYC machine
+// of 2026-11-23, ~180 ns on the earlier Xeon. A calendar queue with adaptive bucket width was
+// tried and was no faster at these sizes, so the simpler heap stays. The network model keeps at
+// most one pending event per port and link, so its event lists stay small.
 #include <cassert>
 #include <cstddef>
 #include <cstdint>

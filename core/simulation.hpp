@@ -246,7 +246,6 @@ class Simulation {
     double process_s = 0, merge_s = 0;
   };
 
-  // More threads than LPs would only spin at the barrier.
   static constexpr std::uint64_t kMaxNodes = std::uint64_t{1} << EventQueue<E>::kSrcBits;
   static constexpr std::uint64_t kMaxSeq = std::uint64_t{1} << EventQueue<E>::kSeqBits;
   [[noreturn]] static void throw_seq_overflow(NodeId src) {
@@ -254,6 +253,7 @@ class Simulation {
                       " events, more than the event order can number");
   }
 
+  // More threads than LPs would only spin at the barrier.
   static std::size_t lp_count_of(const SimConfig& cfg) {
     LpId lps = 0;
     for (LpId lp : cfg.lp_of_node) lps = std::max(lps, lp + 1);

@@ -82,8 +82,9 @@ Time us(double v) {
 enum Msg : std::uint32_t { kBegin, kLaunch, kCredit, kFluidTimer };
 
 // What the executor reads and writes of a step while it runs, in one record: a plan's steps
-// are read all over the place (every rank and channel advances at once), and one cache line
-// per step instead of one per field and per plan Step (72 bytes) halved the misses.
+// are read all over the place (every rank and channel advances at once, so most reads miss the
+// cache), and one 32-byte record instead of three arrays and the plan's 72-byte Step took 7%
+// off S3.
 struct StepState {
   std::uint64_t wire = 0;        // sends: wire bytes (at least 1)
   std::uint32_t pending = 0;     // dependencies not yet done
