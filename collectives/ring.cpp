@@ -1,9 +1,9 @@
 #include "collectives/ring.hpp"
 
 #include <algorithm>
-#include <exception>
-#include <thread>
 #include <vector>
+
+#include "core/fork_join.hpp"
 
 namespace fabricsim::collectives {
 namespace {
@@ -54,11 +54,8 @@ void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout,
   const std::size_t per_rank =
       static_cast<std::size_t>(nch) * loops * ((scatter ? 1 : 0) + (gather ? 1 : 0)) *
       static_cast<std::size_t>(n - 1) * static_cast<std::size_t>(slices) * 2;
-  const std::vector<std::vector<int>> orders = [&] {
-    std::vector<std::vector<int>> o;
-    for (int c = 0; c < nch; ++c) o.push_back(ring_order(hosts, layout, c));
-    return o;
-  }();
+  std::vector<std::vector<int>> orders;
+  for (int c = 0; c < nch; ++c) orders.push_back(ring_order(hosts, layout, c));
   // Part `part` of `parts` adds the steps of the ranks r with r % parts == part, each rank's in
   // the same order as one pass would: a rank's list, and every step's dependencies and
   // connection sequence numbers, are its own, so the plan is the same for any part count.
@@ -93,32 +90,12 @@ void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout,
       }
     }
   };
-  const int parts = static_cast<int>(std::clamp<unsigned>(threads, 1, static_cast<unsigned>(n)));
-  if (parts == 1) {
-    build(b, 0, 1);
-    return;
-  }
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(parts));
-  std::vector<std::thread> workers;
-  for (int part = 1; part < parts; ++part) {
-    workers.emplace_back([&, part] {
-      try {
-        PlanBuilder pb(plan, hosts);
-        build(pb, part, parts);
-      } catch (...) {
-        errors[static_cast<std::size_t>(part)] = std::current_exception();
-      }
-    });
-  }
-  try {
-    build(b, 0, parts);
-  } catch (...) {
-    errors[0] = std::current_exception();
-  }
-  for (std::thread& t : workers) t.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  // `b` holds only the chunks; connections and their sequence numbers are each part's own.
+  const unsigned parts = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(n));
+  core::fork_join(parts, [&](unsigned part) {
+    PlanBuilder pb(plan, hosts);
+    build(pb, static_cast<int>(part), static_cast<int>(parts));
+  });
 }
 
 void build_ring_chain(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,

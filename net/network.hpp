@@ -124,8 +124,8 @@ class Network {
     kHostStart,
   };
 
-  // Throws TopologyError / std::invalid_argument on a bad topology, flow or parameter.
-  // Throws std::invalid_argument for an invalid topology or configuration (check_config).
+  // Throws TopologyError / std::invalid_argument on a bad topology, flow or parameter
+  // (check_config names the configuration's checks).
   Network(const Topology& topo, const NetworkConfig& cfg, std::vector<FlowSpec> flows);
 
   NetworkResult run(const RunOptions& opt);

@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
 #include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "collectives/plan.hpp"
+#include "core/fork_join.hpp"
 
 namespace fabricsim::workload {
 namespace {
@@ -93,10 +92,9 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
     one.threads = 1;
     one.lps = 1;
     one.progress = nullptr;
-    // Plain threads pulling the next shape: each run writes only its own Shape.
+    // Threads pulling the next shape: each run writes only its own Shape.
     std::atomic<std::size_t> next{0}, done{0};
-    std::vector<std::exception_ptr> errors(run.threads);
-    const auto work = [&](unsigned w) {
+    core::fork_join(run.threads, [&](unsigned w) {
       try {
         for (std::size_t k; (k = next.fetch_add(1)) < order.size();) {
           run_shape(shapes[order[k]], topo, cfg, params, one);
@@ -104,17 +102,10 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
           if (progress && w == 0) progress(progress_ctx, n, shapes.size());
         }
       } catch (...) {
-        errors[w] = std::current_exception();
-        next.store(order.size());
+        next.store(order.size());  // the others stop after their current run
+        throw;
       }
-    };
-    std::vector<std::thread> threads;
-    for (unsigned w = 1; w < run.threads; ++w) threads.emplace_back(work, w);
-    work(0);
-    for (std::thread& t : threads) t.join();
-    for (const std::exception_ptr& e : errors) {
-      if (e) std::rethrow_exception(e);
-    }
+    });
   } else {
     for (std::size_t k = 0; k < shapes.size(); ++k) {
       run_shape(shapes[k], topo, cfg, params, run);

@@ -18,24 +18,16 @@ KernelDb db_of(const std::string& rows) {
 }
 
 Kernel gemm(std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64_t batch = 1) {
-  Kernel g;
-  g.kind = KernelKind::Gemm;
-  g.batch = batch;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  return g;
+  return Kernel{.kind = KernelKind::Gemm, .batch = batch, .m = m, .n = n, .k = k};
 }
 
 Kernel attention(std::uint64_t batch, std::uint64_t heads, std::uint64_t seq,
                  std::uint64_t head_dim) {
-  Kernel a;
-  a.kind = KernelKind::Attention;
-  a.batch = batch;
-  a.heads = heads;
-  a.seq = seq;
-  a.head_dim = head_dim;
-  return a;
+  return Kernel{.kind = KernelKind::Attention,
+                .batch = batch,
+                .heads = heads,
+                .seq = seq,
+                .head_dim = head_dim};
 }
 
 GpuSpec gpu(const char* name) {
