@@ -30,6 +30,14 @@ struct SwitchConfig {
   // PFC headroom per ingress port = factor x rate x link delay / 8 bytes, plus two full packets
   // (one in flight each way when XOFF is sent): HPCC-ns3 third.cc uses 3 x rate x delay / 8.
   double pfc_headroom_factor = 3.0;
+  // PAUSE time field in quanta of 512 bit times: 65535, the largest the 802.1Qbb frame carries
+  // (IEEE 802.1Qbb / 802.3 Annex 31B), about 335 us at 100 Gb/s. A PAUSE lapses after that long.
+  std::uint32_t pfc_pause_quanta = 65535;
+  // While an ingress stays above XON the switch re-sends XOFF this often, so a pause never lapses
+  // under congestion (a paused upstream sends nothing that could trigger a refresh). 0: half the
+  // pause time. 802.1Qbb leaves the refresh period to the implementation; vendors do not publish
+  // theirs (UNVERIFIED), and half the pause time keeps the peer paused across one lost frame.
+  core::Time pfc_refresh = 0;
   // Lossy mode: an egress queue may take at most alpha x (free buffer) (dynamic threshold,
   // Choudhury & Hahne, IEEE/ACM ToN 1998; alpha = 1 is a common vendor default, UNVERIFIED).
   double egress_alpha = 1.0;

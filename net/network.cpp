@@ -37,12 +37,27 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
         "per flow, and spray/adaptive routing give each packet its own");
   }
   if (!cfg.sw.pfc) return;
+  if (cfg.sw.pfc_pause_quanta == 0 || cfg.sw.pfc_pause_quanta > 65535) {
+    throw std::invalid_argument(
+        fmt::format("network.pfc_pause_quanta ({}) must be 1-65535 (the 16-bit PAUSE time field)",
+                    cfg.sw.pfc_pause_quanta));
+  }
   for (NodeId v = 0; v < topo.nodes.size(); ++v) {
     const Node& node = topo.nodes[v];
     if (node.kind != NodeKind::kSwitch) continue;
     std::uint64_t headroom = 0;
-    for (PortId p = 0; p < node.ports.size(); ++p)
-      headroom += port_headroom(topo.link_at(v, p), cfg);
+    for (PortId p = 0; p < node.ports.size(); ++p) {
+      const Link& l = topo.link_at(v, p);
+      headroom += port_headroom(l, cfg);
+      const core::Time pause = serialization(std::uint64_t{cfg.sw.pfc_pause_quanta} * 64, l.rate);
+      if (cfg.sw.pfc_refresh >= pause) {
+        throw std::invalid_argument(fmt::format(
+            "network.pfc_refresh ({:.3f} us) must be shorter than one PAUSE ({} quanta = {:.3f} "
+            "us at {} Gb/s, switch {} port {}), or pauses lapse while congested",
+            double(cfg.sw.pfc_refresh) * 1e-6, cfg.sw.pfc_pause_quanta, double(pause) * 1e-6,
+            double(l.rate) * 1e-9, node.name, p));
+      }
+    }
     if (headroom >= cfg.sw.buffer_bytes) {
       throw std::invalid_argument(fmt::format(
           "switch {}: PFC headroom of its {} ports ({} bytes) does not fit in the {}-byte "
@@ -275,6 +290,9 @@ void Network::handle(Ctx& ctx, const core::Event<Payload>& ev) {
     }
     case kHostStart:
       app_->on_start(ctx, host_of_agent(node));
+      return;
+    case kPfcRefresh:
+      refresh_pause(ctx, node, ev.payload.port);
       return;
   }
 }

@@ -6,6 +6,7 @@
 // Each node's state is touched only by the handler of that node's events (the kernel's rule),
 // so every table below is indexed by node, port or flow and written by one logical process.
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,13 @@ class HostApp {
   // The receiving NIC of app flow `flow` holds its first `messages` messages in order.
   virtual void on_delivered(core::Context<Network>& ctx, std::uint32_t host, std::uint32_t flow,
                             std::uint32_t messages) = 0;
+};
+
+// A lossless (PFC) fabric had to drop a packet: its headroom could not absorb what was in flight
+// after XOFF. That is a misconfiguration (or a model error), never a statistic.
+class LosslessDrop : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct FlowResult {
@@ -122,6 +130,7 @@ class Network {
     kDelivered,  // NIC -> host agent: app-flow messages complete at the receiver
     kApp,        // host agent timer or host-to-host message
     kHostStart,
+    kPfcRefresh,  // a switch ingress port re-sends XOFF while it stays above XON
   };
 
   // Throws TopologyError / std::invalid_argument on a bad topology, flow or parameter
@@ -163,7 +172,7 @@ class Network {
     // Switch ingress side (PFC): bytes buffered that arrived here, and whether we paused the peer.
     std::uint64_t ingress_shared = 0, ingress_headroom = 0;
     bool peer_paused = false;
-    core::Time pause_sent_at = 0;
+    core::Time refresh_at = -1;  // pending kPfcRefresh (XOFF re-sent while still congested)
     core::Time queue_changed = 0;
     PortStats stats;
   };
@@ -176,7 +185,8 @@ class Network {
   struct SendState {  // owned by the source NIC's LP
     cc::State cc;
     std::uint64_t snd_nxt = 0, snd_una = 0, max_sent = 0;
-    core::Time next_send = 0;
+    core::Time last_send = 0;      // when the last data packet went (pacing)
+    std::uint32_t last_wire = 0;   // its wire bytes; 0: nothing sent yet
     core::Time rto_deadline = -1;  // a timeout fires then unless the flow makes progress
     core::Time rto_event_at = -1;  // the pending kRto event, if any
     std::uint64_t posted = 0;      // bytes the sender may send (app flows: posted so far)
@@ -221,6 +231,10 @@ class Network {
   bool admit(Ctx& ctx, NodeId sw, PortId in, PortId out, Packet& pkt);
   void switch_dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt);
   void send_pause(Ctx& ctx, NodeId sw, PortId p, bool on);
+  void refresh_pause(Ctx& ctx, NodeId sw, PortId p);
+  core::Time pause_time(Bps rate) const;     // what one XOFF pauses the peer for
+  core::Time pause_refresh(Bps rate) const;  // how often XOFF is re-sent while congested
+  [[noreturn]] void lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt);
   void arm_rto(Ctx& ctx, std::uint32_t flow);
   std::uint64_t xoff_threshold(NodeId sw) const;
 

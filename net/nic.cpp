@@ -15,7 +15,6 @@ void Network::flow_start(Ctx& ctx, std::uint32_t f) {
   const NodeId node = ctx.node();
   cc::init(s.cc, cfg_.cc, topo_.link_at(node, 0).rate, base_rtt_[f], cfg_.nic.mtu);
   s.active = true;
-  s.next_send = ctx.now();
   nics_[nic_index_[node]].active.push_back(f);
   try_transmit(ctx, node, 0);
 }
@@ -90,8 +89,15 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     const std::uint64_t window = cc::window_bytes(s.cc);
     // A window limits bytes in flight, but one packet may always go when nothing is.
     if (window && s.snd_nxt > s.snd_una && s.snd_nxt - s.snd_una + payload > window) continue;
-    if (s.next_send > now) {
-      earliest = std::min(earliest, s.next_send);
+    // The rate limiter spaces packets by the last one's size at the current rate, re-timed
+    // whenever the rate changes (HPCC-ns3 RdmaHw::ChangeRate): a flow cut to its floor is not
+    // held back at that rate once the congestion control has raised it again.
+    const core::Time next_send =
+        s.last_wire ? s.last_send + serialization(s.last_wire, std::max<Bps>(1, cc::rate(s.cc)))
+                    : now;
+    if (next_send > now) {
+      // The rate may rise before then on a timer of the congestion control: look again then.
+      earliest = std::min({earliest, next_send, cc::next_increase(s.cc)});
       continue;
     }
     out = Packet{};
@@ -107,8 +113,8 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     s.snd_nxt += payload;
     s.max_sent = std::max(s.max_sent, s.snd_nxt);
     cc::on_send(s.cc, cfg_.cc, now, payload);
-    // A rate of 0 would never send again; the algorithms keep a floor, this guards the division.
-    s.next_send = now + serialization(out.wire, std::max<Bps>(1, cc::rate(s.cc)));
+    s.last_send = now;
+    s.last_wire = out.wire;
     // When the window will stop the sender after this packet, ask for an ACK now: with
     // ack_every > 1 the receiver would otherwise wait for packets that never come.
     out.ack_req =

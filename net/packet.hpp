@@ -32,10 +32,9 @@ struct Packet {
   NodeId src = 0, dst = 0;    // sending and receiving NIC nodes
   PortId in_port = 0;         // switch: the ingress port while buffered
   PacketType type = PacketType::kData;
-  bool ce = false;           // data: ECN congestion experienced; ACK: echo of CE
-  bool in_headroom = false;  // switch: buffered in the ingress port's PFC headroom
-  bool ack_req = false;      // data: acknowledge at once (IB BTH AckReq), whatever ack_every says
-  std::uint8_t hops = 0;     // valid entries of stamps
+  bool ce = false;        // data: ECN congestion experienced; ACK: echo of CE
+  bool ack_req = false;   // data: acknowledge at once (IB BTH AckReq), whatever ack_every says
+  std::uint8_t hops = 0;  // valid entries of stamps
   IntStamp stamps[cc::kMaxIntHops] = {};
 
   TrafficClass traffic_class() const {

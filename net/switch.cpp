@@ -1,5 +1,7 @@
 // Switches: routing, shared-buffer admission with PFC or drops, ECN marking and HPCC telemetry
 // at dequeue.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "net/ecn.hpp"
@@ -7,15 +9,6 @@
 #include "net/wire.hpp"
 
 namespace fabricsim::net {
-namespace {
-
-// PAUSE with the largest time field: 65535 quanta of 512 bit times (IEEE 802.1Qbb).
-core::Time max_pause(Bps rate) {
-  return serialization(65535ULL * 512 / 8, rate);
-}
-
-}  // namespace
-
 std::uint64_t Network::xoff_threshold(NodeId sw) const {
   if (cfg_.sw.pfc_xoff_bytes) return cfg_.sw.pfc_xoff_bytes;
   const SwitchState& s = switches_[sw];
@@ -58,29 +51,32 @@ bool Network::admit(Ctx& ctx, NodeId sw, PortId in, PortId out, Packet& pkt) {
       return false;
     }
     s.used += bytes;
-    pkt.in_headroom = false;
     return true;
   }
   if (ip.ingress_shared + bytes <= xoff_threshold(sw) && s.shared_used + bytes <= s.shared_cap) {
     ip.ingress_shared += bytes;
     s.shared_used += bytes;
-    pkt.in_headroom = false;
   } else if (ip.ingress_headroom + bytes <= headroom_[port_base_[sw] + in]) {
     ip.ingress_headroom += bytes;
-    pkt.in_headroom = true;
   } else {
-    return false;  // headroom too small for the in-flight data: a misconfigured lossless fabric
+    lossless_overrun(ctx, sw, in, pkt);
   }
   s.used += bytes;
-  const bool over = ip.ingress_headroom > 0 || ip.ingress_shared >= xoff_threshold(sw);
-  if (over) {
-    // A PAUSE expires on its own; refresh it halfway while still congested.
-    const Link& l = topo_.link_at(sw, in);
-    if (!ip.peer_paused || ctx.now() - ip.pause_sent_at > max_pause(l.rate) / 2) {
-      send_pause(ctx, sw, in, true);
-    }
+  if (!ip.peer_paused && (ip.ingress_headroom > 0 || ip.ingress_shared >= xoff_threshold(sw))) {
+    send_pause(ctx, sw, in, true);
   }
   return true;
+}
+
+void Network::lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt) {
+  const Port& ip = port(sw, in);
+  throw LosslessDrop(fmt::format(
+      "lossless fabric dropped a packet at {} port {} (from {}) at {:.3f} us: the port's PFC "
+      "headroom ({} bytes, {} in use) cannot take a {}-byte packet after XOFF{}; raise "
+      "network.pfc_headroom_factor or network.buffer",
+      topo_.nodes[sw].name, in, topo_.nodes[topo_.peer(sw, in)].name, double(ctx.now()) * 1e-6,
+      headroom_[port_base_[sw] + in], ip.ingress_headroom, pkt.wire,
+      ip.peer_paused ? "" : " (no XOFF was sent: the shared pool is exhausted)"));
 }
 
 void Network::switch_receive(Ctx& ctx, NodeId sw, PortId in, Packet pkt) {
@@ -109,12 +105,14 @@ void Network::switch_dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt) {
   Port& ip = port(sw, pkt.in_port);
   s.used -= pkt.wire;
   if (cfg_.sw.pfc) {
-    if (pkt.in_headroom) {
-      ip.ingress_headroom -= pkt.wire;
-    } else {
-      ip.ingress_shared -= pkt.wire;
-      s.shared_used -= pkt.wire;
-    }
+    // Any packet leaving that came in on this port frees its headroom first, whichever pool the
+    // packet itself was admitted to (HPCC-ns3 switch-mmu.cc RemoveFromIngressAdmission): the
+    // headroom then empties as soon as the port drains at all, not when the very packets that
+    // overflowed into it reach the head of a deep queue, and XON is not held back for that long.
+    const std::uint64_t from_headroom = std::min<std::uint64_t>(ip.ingress_headroom, pkt.wire);
+    ip.ingress_headroom -= from_headroom;
+    ip.ingress_shared -= pkt.wire - from_headroom;
+    s.shared_used -= pkt.wire - from_headroom;
     if (ip.peer_paused && ip.ingress_headroom == 0 &&
         ip.ingress_shared + cfg_.sw.pfc_resume_offset <= xoff_threshold(sw)) {
       send_pause(ctx, sw, pkt.in_port, false);
@@ -138,20 +136,44 @@ void Network::switch_dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt) {
   }
 }
 
+core::Time Network::pause_time(Bps rate) const {
+  // A quantum is 512 bit times: 64 bytes.
+  return serialization(std::uint64_t{cfg_.sw.pfc_pause_quanta} * 64, rate);
+}
+
+core::Time Network::pause_refresh(Bps rate) const {
+  return cfg_.sw.pfc_refresh ? cfg_.sw.pfc_refresh : pause_time(rate) / 2;
+}
+
 void Network::send_pause(Ctx& ctx, NodeId sw, PortId p, bool on) {
   Port& pt = port(sw, p);
   Packet pause;
   pause.type = PacketType::kPause;
   pause.wire = kPauseWireBytes;
-  pause.sent = on ? max_pause(topo_.link_at(sw, p).rate) : 0;
+  const Bps rate = topo_.link_at(sw, p).rate;
+  pause.sent = on ? pause_time(rate) : 0;
   pt.peer_paused = on;
   if (on) {
-    pt.pause_sent_at = ctx.now();
     ++pt.stats.pauses_sent;
+    // One pending refresh per port: a refresh still armed from an earlier pause fires first and
+    // re-arms itself.
+    if (pt.refresh_at < 0) {
+      pt.refresh_at = ctx.now() + pause_refresh(rate);
+      Payload pl{};
+      pl.port = p;
+      ctx.schedule(pt.refresh_at - ctx.now(), kPfcRefresh, pl);
+    }
   }
   pt.queue[kMacControl].push(pause);
   pt.queued[kMacControl] += pause.wire;
   try_transmit(ctx, sw, p);
+}
+
+void Network::refresh_pause(Ctx& ctx, NodeId sw, PortId p) {
+  Port& pt = port(sw, p);
+  pt.refresh_at = -1;
+  // XON was sent meanwhile (the port drained below the resume threshold): nothing to refresh.
+  if (pt.peer_paused) send_pause(ctx, sw, p, true);
 }
 
 }  // namespace fabricsim::net

@@ -15,13 +15,31 @@ constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t kMaxCount = 1u << 20;
 
 net::cc::DcqcnParams read_dcqcn(const Section& s) {
-  s.only({"g", "alpha_init", "alpha_period", "increase_period", "byte_counter",
-          "fast_recovery_steps", "rate_ai", "rate_hai", "min_rate", "cnp_interval"});
-  const net::cc::DcqcnParams d;
-  net::cc::DcqcnParams p;
+  s.only({"variant", "g", "alpha_init", "alpha_period", "alpha_update", "rate_reduce_period",
+          "clamp", "min_dec_factor", "increase_period", "byte_counter", "fast_recovery_steps",
+          "rate_ai", "rate_hai", "min_rate", "cnp_interval"});
+  // The variant sets every default; each key below overrides one.
+  const net::cc::DcqcnParams d = s.choice("variant", "connectx", {"connectx", "paper"}) == "paper"
+                                     ? net::cc::dcqcn_paper()
+                                     : net::cc::DcqcnParams{};
+  net::cc::DcqcnParams p = d;
   p.g = s.real("g", d.g, 0, 1, true);
   p.alpha_init = s.real("alpha_init", d.alpha_init, 0, 1);
   p.alpha_period = s.time("alpha_period", d.alpha_period, 1);
+  const std::string alpha = s.choice(
+      "alpha_update", d.alpha_update == net::cc::DcqcnAlpha::kOnCnp ? "on_cnp" : "periodic",
+      {"on_cnp", "periodic"});
+  p.alpha_update = alpha == "on_cnp" ? net::cc::DcqcnAlpha::kOnCnp : net::cc::DcqcnAlpha::kPeriodic;
+  p.rate_reduce_period = s.time("rate_reduce_period", d.rate_reduce_period, 0);  // 0: per CNP
+  const char* clamp_default = d.clamp == net::cc::DcqcnClamp::kAlways  ? "always"
+                              : d.clamp == net::cc::DcqcnClamp::kNever ? "never"
+                                                                       : "after_timer_increase";
+  const std::string clamp =
+      s.choice("clamp", clamp_default, {"always", "after_timer_increase", "never"});
+  p.clamp = clamp == "always"  ? net::cc::DcqcnClamp::kAlways
+            : clamp == "never" ? net::cc::DcqcnClamp::kNever
+                               : net::cc::DcqcnClamp::kAfterTimerIncrease;
+  p.min_dec_factor = s.real("min_dec_factor", d.min_dec_factor, 0, 1);
   p.increase_period = s.time("increase_period", d.increase_period, 1);
   p.byte_counter = s.bytes("byte_counter", d.byte_counter, 0, kMaxBytes);  // 0B: timer only
   p.fast_recovery_steps =
@@ -91,6 +109,8 @@ net::NetworkConfig read_network(const Section& s) {
           "pfc_alpha",
           "pfc_resume_offset",
           "pfc_headroom_factor",
+          "pfc_pause_quanta",
+          "pfc_refresh",
           "egress_alpha",
           "ecn",
           "ecn_kmin",
@@ -141,6 +161,9 @@ net::NetworkConfig read_network(const Section& s) {
   cfg.sw.pfc_resume_offset = static_cast<std::uint32_t>(s.bytes(
       "pfc_resume_offset", def.sw.pfc_resume_offset, 0, std::numeric_limits<std::uint32_t>::max()));
   cfg.sw.pfc_headroom_factor = s.real("pfc_headroom_factor", def.sw.pfc_headroom_factor, 0, 1024);
+  cfg.sw.pfc_pause_quanta =
+      static_cast<std::uint32_t>(s.uint("pfc_pause_quanta", def.sw.pfc_pause_quanta, 1, 65535));
+  cfg.sw.pfc_refresh = s.time("pfc_refresh", def.sw.pfc_refresh, 0);  // 0: half a pause
   cfg.sw.egress_alpha = s.real("egress_alpha", def.sw.egress_alpha, 0, 1024, true);
   cfg.sw.ecn = s.boolean("ecn", def.sw.ecn);
   cfg.sw.kmin_bytes = s.bytes("ecn_kmin", def.sw.kmin_bytes, 0, kMaxBytes);

@@ -40,6 +40,10 @@ const char* validate(const Params& p) {
       if (!(d.alpha_init >= 0 && d.alpha_init <= 1)) return "dcqcn.alpha_init must be in [0, 1]";
       if (d.alpha_period <= 0) return "dcqcn.alpha_period must be > 0";
       if (d.increase_period <= 0) return "dcqcn.increase_period must be > 0";
+      if (d.rate_reduce_period < 0) return "dcqcn.rate_reduce_period must be >= 0";
+      if (!(d.min_dec_factor >= 0 && d.min_dec_factor <= 1)) {
+        return "dcqcn.min_dec_factor must be in [0, 1]";
+      }
       return nullptr;
     }
     case Kind::kHpcc: {
@@ -136,6 +140,11 @@ Bps rate(const State& s) {
       return timely::rate(s.timely);
   }
   return s.path.line_rate;
+}
+
+Time next_increase(const State& s) {
+  if (s.kind == Kind::kDcqcn && s.dcqcn.increasing) return s.dcqcn.inc_next;
+  return core::kTimeMax;
 }
 
 std::uint64_t window_bytes(const State& s) {

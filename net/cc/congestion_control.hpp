@@ -7,6 +7,7 @@
 //   on_send(...) per data packet sent, on_cnp(...) per CNP, on_ack(...) per ACK
 //   rate(s)          pacing rate (line rate for kNone)
 //   window_bytes(s)  bytes allowed in flight; 0 = no window limit (kNone, DCQCN, TIMELY)
+//   next_increase(s) when a timer may next raise the rate (kTimeMax: only ACKs/CNPs change it)
 // Events an algorithm does not use are ignored (e.g. on_cnp for HPCC), so the NIC may call
 // every hook regardless of the kind. The on_* functions also advance to `now` themselves,
 // so a missed advance() cannot reorder timers.
@@ -40,6 +41,9 @@ void on_send(State& s, const Params& p, Time now, std::uint32_t bytes);
 void on_cnp(State& s, const Params& p, Time now);
 void on_ack(State& s, const Params& p, Time now, const AckInfo& ack);
 Bps rate(const State& s);
+// The next time a timer of the algorithm may raise rate() (DCQCN's rate-increase timer), or
+// kTimeMax: a sender held back by its pacing looks again then.
+Time next_increase(const State& s);
 std::uint64_t window_bytes(const State& s);
 
 }  // namespace fabricsim::net::cc

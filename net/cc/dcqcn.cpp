@@ -7,15 +7,41 @@
 namespace fabricsim::net::cc::dcqcn {
 namespace {
 
+constexpr Time kNever = INT64_MAX;
+
 Bps floor_rate(const DcqcnParams& p, const Path& path) {
   return std::min(p.min_rate, path.line_rate);
 }
 
+// The first point of the grid origin + k x period strictly after t.
+Time next_boundary(Time origin, Time period, Time t) {
+  return t < origin ? origin : origin + ((t - origin) / period + 1) * period;
+}
+
+// Brings alpha to time t: folds in a latched CNP at its boundary, then decays in closed form.
+void settle_alpha(DcqcnState& s, const DcqcnParams& p, Time t) {
+  if (s.alpha_bump >= 0 && s.alpha_bump <= t) {
+    const std::int64_t n = (s.alpha_bump - s.alpha_base_time) / p.alpha_period;
+    s.alpha_base = s.alpha_base * std::pow(1.0 - p.g, static_cast<double>(n)) + p.g;
+    s.alpha_base_time = s.alpha_bump;
+    s.alpha_bump = -1;
+    s.alpha = s.alpha_base;
+    s.alpha_n = 0;
+  }
+  const std::int64_t n = (t - s.alpha_base_time) / p.alpha_period;
+  if (n != s.alpha_n) {
+    s.alpha = s.alpha_base * std::pow(1.0 - p.g, static_cast<double>(n));
+    s.alpha_n = n;
+  }
+}
+
 // One rate-increase event (timer or byte counter), after its stage counter was bumped.
-// Stages count expiries since the last CNP, so the first F events are fast recovery.
+// Stages count expiries since the last cut, so the first F events are fast recovery.
 void increase(DcqcnState& s, const DcqcnParams& p, const Path& path) {
-  const std::uint32_t hi = std::max(s.t_stage, s.bc_stage);
-  const std::uint32_t lo = std::min(s.t_stage, s.bc_stage);
+  // Without a byte counter the timer stage alone decides (HPCC-ns3's timer-only DCQCN).
+  const std::uint32_t bc = p.byte_counter ? s.bc_stage : s.t_stage;
+  const std::uint32_t hi = std::max(s.t_stage, bc);
+  const std::uint32_t lo = std::min(s.t_stage, bc);
   const std::uint32_t f = p.fast_recovery_steps;
   if (hi > f) {
     // Hyper increase needs both counters past F (QCN/DCQCN): a lone timer means the flow is
@@ -28,6 +54,21 @@ void increase(DcqcnState& s, const DcqcnParams& p, const Path& path) {
   if (s.rc == path.line_rate && s.rt == path.line_rate) s.increasing = false;
 }
 
+void cut(DcqcnState& s, const DcqcnParams& p, const Path& path, Time t) {
+  settle_alpha(s, p, t);
+  if (p.clamp == DcqcnClamp::kAlways ||
+      (p.clamp == DcqcnClamp::kAfterTimerIncrease && s.timer_increased)) {
+    s.rt = s.rc;
+  }
+  const double factor = std::max(1.0 - s.alpha / 2.0, p.min_dec_factor);
+  s.rc = std::max(floor_rate(p, path), static_cast<Bps>(static_cast<double>(s.rc) * factor));
+  s.t_stage = s.bc_stage = 0;
+  s.bytes = 0;
+  s.inc_next = t + p.increase_period;
+  s.increasing = true;
+  s.timer_increased = false;
+}
+
 }  // namespace
 
 void init(DcqcnState& s, const DcqcnParams& p, const Path& path) {
@@ -38,16 +79,21 @@ void init(DcqcnState& s, const DcqcnParams& p, const Path& path) {
 
 void advance(DcqcnState& s, const DcqcnParams& p, const Path& path, Time now) {
   if (!s.cnp_seen) return;
-  if (now >= s.alpha_next) {
-    const std::int64_t n = (now - s.alpha_base_time) / p.alpha_period;
-    s.alpha = s.alpha_base * std::pow(1.0 - p.g, static_cast<double>(n));
-    s.alpha_next = s.alpha_base_time + (n + 1) * p.alpha_period;
+  for (;;) {
+    const Time cut_t = s.cut_at >= 0 ? s.cut_at : kNever;
+    const Time inc_t = s.increasing ? s.inc_next : kNever;
+    if (std::min(cut_t, inc_t) > now) break;
+    if (cut_t <= inc_t) {
+      s.cut_at = -1;
+      cut(s, p, path, cut_t);
+    } else {
+      ++s.t_stage;
+      s.timer_increased = true;
+      increase(s, p, path);
+      s.inc_next += p.increase_period;
+    }
   }
-  while (s.increasing && s.inc_next <= now) {
-    ++s.t_stage;
-    increase(s, p, path);
-    s.inc_next += p.increase_period;
-  }
+  settle_alpha(s, p, now);
 }
 
 void on_send(DcqcnState& s, const DcqcnParams& p, const Path& path, Time now, std::uint32_t bytes) {
@@ -67,18 +113,27 @@ void on_send(DcqcnState& s, const DcqcnParams& p, const Path& path, Time now, st
 
 void on_cnp(DcqcnState& s, const DcqcnParams& p, const Path& path, Time now) {
   advance(s, p, path, now);
-  s.cnp_seen = true;
-  s.rt = s.rc;
-  const double cut = static_cast<double>(s.rc) * (1.0 - s.alpha / 2.0);
-  s.rc = std::max(floor_rate(p, path), static_cast<Bps>(cut));
-  s.alpha = (1.0 - p.g) * s.alpha + p.g;
-  s.alpha_base = s.alpha;
-  s.alpha_base_time = now;
-  s.alpha_next = now + p.alpha_period;
-  s.t_stage = s.bc_stage = 0;
-  s.bytes = 0;
-  s.inc_next = now + p.increase_period;
-  s.increasing = true;
+  const bool first = !s.cnp_seen;
+  if (first) {
+    s.cnp_seen = true;
+    s.alpha = s.alpha_base = p.alpha_init;
+    s.alpha_base_time = now;
+    s.alpha_n = 0;
+    s.check_origin = now;
+  }
+  if (p.rate_reduce_period == 0) {
+    cut(s, p, path, now);
+  } else if (s.cut_at < 0) {
+    s.cut_at = next_boundary(s.check_origin, p.rate_reduce_period, now);
+  }
+  if (p.alpha_update == DcqcnAlpha::kOnCnp) {
+    s.alpha = s.alpha_base = (1.0 - p.g) * s.alpha + p.g;
+    s.alpha_base_time = now;
+    s.alpha_n = 0;
+  } else if (!first && s.alpha_bump < 0) {
+    // The first CNP only sets alpha to its initial value (HPCC-ns3 cnp_received_mlx).
+    s.alpha_bump = next_boundary(s.alpha_base_time, p.alpha_period, now);
+  }
 }
 
 }  // namespace fabricsim::net::cc::dcqcn

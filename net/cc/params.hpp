@@ -1,8 +1,8 @@
 #pragma once
 // Congestion-control parameters: one struct per algorithm, every default with its source.
-// Sources are pinned in shared/reference/cc-defaults.md (beside the repository); "fluid model" below means the
-// DCQCN/TIMELY authors' analysis code for "ECN or Delay" (Zhu, Ghobadi, Misra, Padhye,
-// CoNEXT'16), repository jitupadhye-zz/rdma, files fluidmodel/dcqcn/dcqcn2.m,
+// Sources are pinned in shared/reference/cc-defaults.md (beside the repository); "fluid model"
+// below means the DCQCN/TIMELY authors' analysis code for "ECN or Delay" (Zhu, Ghobadi, Misra,
+// Padhye, CoNEXT'16), repository jitupadhye-zz/rdma, files fluidmodel/dcqcn/dcqcn2.m,
 // fluidmodel/timely/timely2.m and conext2016/dcqcn-model.tex, read for this module.
 // "HPCC-ns3" = alibaba-edu/High-Precision-Congestion-Control,
 // simulation/src/point-to-point/model/rdma-hw.cc (RdmaHw attribute defaults).
@@ -23,37 +23,98 @@ enum class Kind : std::uint8_t { kNone, kDcqcn, kHpcc, kDctcp, kTimely };
 Kind parse_kind(std::string_view text);
 const char* name(Kind kind);
 
-// DCQCN (Zhu et al., SIGCOMM'15) reaction point. One consistent set: the paper's, as used by
-// its authors' fluid model. The NVIDIA ConnectX firmware set (cc-defaults.md section 2) is a
-// different design point (1 us alpha period, F = 1, 32 KB byte counter) and is not mixed in.
-struct DcqcnParams {
-  // g: fluid model dcqcn2.m "g = 1/256"; also HPCC-ns3 config.txt EWMA_GAIN 0.00390625.
-  double g = 1.0 / 256;
-  // alpha before the first CNP: fluid model initialises alpha to 1; HPCC-ns3 cnp_received_mlx
-  // sets alpha = 1 on the first CNP. So the first CNP halves the rate.
-  double alpha_init = 1.0;
-  // K (tau'): alpha decays once per K without CNP. Fluid model "tauprime = 55e-6".
-  Time alpha_period = 55 * core::kMicrosecond;
-  // T: rate-increase timer. Fluid model "timer = 55e-6".
-  Time increase_period = 55 * core::kMicrosecond;
-  // B: byte counter. Fluid model "B = 10 * 8 * 1e6" bits = 10 MB (decimal). 0 disables it
-  // (timer-only increase, as in HPCC-ns3).
-  std::uint64_t byte_counter = 10'000'000;
-  // F: fast-recovery stages. Fluid model "F = 5"; dcqcn-model.tex "fixed at 5".
-  std::uint32_t fast_recovery_steps = 5;
-  // R_AI: fluid model "Rai = 40 * 1e6"; dcqcn-model.tex "fixed at 40Mbps".
-  Bps rate_ai = 40'000'000;
-  // R_HAI: UNVERIFIED. Neither the fluid model nor cc-defaults.md gives the paper's value;
-  // 10 x R_AI follows the QCN (802.1Qau) ratio R_HAI/R_AI = 50/5 Mb/s (also HPCC-ns3 RateAI
-  // 5 Mb/s, RateHAI 50 Mb/s).
-  Bps rate_hai = 400'000'000;
-  // Rate floor: the paper names none; HPCC-ns3 RdmaHw MinRate default 100 Mb/s.
-  Bps min_rate = 100'000'000;
-  // N: at most one CNP per flow per interval at the notification point (receiver). Read by
-  // the receiving NIC, not by these functions. Fluid model "tau = 50e-6"
-  // (dcqcn-protocol.tex: tau is the CNP generation timer).
-  Time cnp_interval = 50 * core::kMicrosecond;
+// DCQCN comes in two named variants, one struct: `connectx`, the NVIDIA ConnectX firmware's
+// DCQCN with its shipped defaults (what RoCE deployments run, so the default), and `paper`, the
+// algorithm as published with the parameters of its authors' fluid model. They differ in
+// mechanism, not only in numbers (see the rule keys below and docs/network.md).
+enum class DcqcnVariant : std::uint8_t { kConnectx, kPaper };
+
+// When a rate cut also sets the target rate Rt to the current rate Rc.
+enum class DcqcnClamp : std::uint8_t {
+  kAlways,              // every cut (paper; firmware CLAMP_TGT_RATE = 1)
+  kAfterTimerIncrease,  // only if the rate-increase timer fired since the last cut (firmware
+                        // CLAMP_TGT_RATE 0 + CLAMP_TGT_RATE_AFTER_TIME_INC 1; HPCC-ns3
+                        // CheckRateDecreaseMlx with ClampTargetRate false)
+  kNever,               // fast recovery always heads back to the pre-congestion target
 };
+
+// How alpha follows CNPs.
+enum class DcqcnAlpha : std::uint8_t {
+  kOnCnp,     // paper: alpha = (1-g) alpha + g at each CNP; x (1-g) per alpha_period without one
+  kPeriodic,  // firmware: every alpha_period, alpha = (1-g) alpha + g if a CNP arrived during
+              // the period, else (1-g) alpha (DOCA "DCQCN CC Parameters", dce_tcp_rtt; HPCC-ns3
+              // UpdateAlphaMlx)
+};
+
+// DCQCN (Zhu et al., SIGCOMM'15) reaction point and notification point. Defaults: ConnectX
+// firmware, from shared/reference/cc-defaults.md section 2 (mlxconfig dump of a ConnectX card,
+// cross-checked with NVIDIA's DOCA page "DCQCN CC Parameters"); firmware names in brackets.
+struct DcqcnParams {
+  DcqcnVariant variant = DcqcnVariant::kConnectx;
+  // g: [DCE_TCP_G 1019]: alpha keeps 1019/1024 of itself per update, so g = 5/1024.
+  double g = 5.0 / 1024;
+  // alpha at the first CNP: [INITIAL_ALPHA_VALUE 1023] / 1024.
+  double alpha_init = 1023.0 / 1024;
+  // alpha update period: [DCE_TCP_RTT 1] us.
+  Time alpha_period = 1 * core::kMicrosecond;
+  DcqcnAlpha alpha_update = DcqcnAlpha::kPeriodic;
+  // Rate-reduce monitor period: CNPs are latched and a cut applied at most once per period, on
+  // a periodic check that starts at the first CNP [RATE_REDUCE_MONITOR_PERIOD 4] us (HPCC-ns3
+  // RateDecreaseInterval 4 us). 0: cut at each CNP as it arrives (paper).
+  Time rate_reduce_period = 4 * core::kMicrosecond;
+  DcqcnClamp clamp = DcqcnClamp::kAfterTimerIncrease;
+  // A cut never leaves less than this fraction of Rc: [RPG_MIN_DEC_FAC 50] %.
+  double min_dec_factor = 0.5;
+  // Rate-increase timer: [RPG_TIME_RESET 300] us.
+  Time increase_period = 300 * core::kMicrosecond;
+  // Byte counter: [RPG_BYTE_RESET 32767] bytes. 0 disables it: timer-only increase, where the
+  // timer stage alone decides additive and hyper increase (as in HPCC-ns3).
+  std::uint64_t byte_counter = 32767;
+  // F, fast-recovery stages: [RPG_THRESHOLD 1].
+  std::uint32_t fast_recovery_steps = 1;
+  // R_AI: [RPG_AI_RATE 5] Mb/s. R_HAI: [RPG_HAI_RATE 50] Mb/s.
+  Bps rate_ai = 5'000'000;
+  Bps rate_hai = 50'000'000;
+  // Rate floor: [RPG_MIN_RATE 1] Mb/s.
+  Bps min_rate = 1'000'000;
+  // Notification point (receiving NIC): at most one CNP per flow per interval
+  // [MIN_TIME_BETWEEN_CNPS 4] us. Read by the receiving NIC, not by these functions.
+  Time cnp_interval = 4 * core::kMicrosecond;
+};
+
+// The published algorithm with its authors' fluid-model parameters (repository
+// jitupadhye-zz/rdma, fluidmodel/dcqcn/dcqcn2.m, read for this module) and its mechanism: a cut
+// at each CNP, Rt = Rc at every cut, alpha moved by CNPs.
+inline DcqcnParams dcqcn_paper() {
+  DcqcnParams p;
+  p.variant = DcqcnVariant::kPaper;
+  // dcqcn2.m "g = 1/256"; also HPCC-ns3 config.txt EWMA_GAIN 0.00390625.
+  p.g = 1.0 / 256;
+  // dcqcn2.m initialises alpha to 1, so the first CNP halves the rate.
+  p.alpha_init = 1.0;
+  // K (tau'): dcqcn2.m "tauprime = 55e-6".
+  p.alpha_period = 55 * core::kMicrosecond;
+  p.alpha_update = DcqcnAlpha::kOnCnp;
+  p.rate_reduce_period = 0;
+  p.clamp = DcqcnClamp::kAlways;
+  p.min_dec_factor = 0;  // the paper bounds a cut only through alpha <= 1
+  // T: dcqcn2.m "timer = 55e-6".
+  p.increase_period = 55 * core::kMicrosecond;
+  // B: dcqcn2.m "B = 10 * 8 * 1e6" bits = 10 MB (decimal).
+  p.byte_counter = 10'000'000;
+  // F: dcqcn2.m "F = 5"; dcqcn-model.tex "fixed at 5".
+  p.fast_recovery_steps = 5;
+  // R_AI: dcqcn2.m "Rai = 40 * 1e6"; dcqcn-model.tex "fixed at 40Mbps".
+  p.rate_ai = 40'000'000;
+  // R_HAI: UNVERIFIED. Neither the fluid model nor cc-defaults.md gives the paper's value;
+  // 10 x R_AI follows the QCN (802.1Qau) ratio R_HAI/R_AI = 50/5 Mb/s.
+  p.rate_hai = 400'000'000;
+  // The paper names no floor; HPCC-ns3 RdmaHw MinRate default 100 Mb/s.
+  p.min_rate = 100'000'000;
+  // N: dcqcn2.m "tau = 50e-6" (dcqcn-protocol.tex: the CNP generation timer).
+  p.cnp_interval = 50 * core::kMicrosecond;
+  return p;
+}
 
 // HPCC (Li et al., SIGCOMM'19), single-rate (aggregate) variant of the paper's Algorithm 1.
 struct HpccParams {

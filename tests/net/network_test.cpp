@@ -41,12 +41,10 @@ struct IncastOutcome {
   std::uint64_t max_queue = 0;
 };
 
-IncastOutcome run_incast(cc::Kind kind, bool pfc, std::uint64_t bytes) {
+IncastOutcome run_incast(const NetworkConfig& cfg, std::uint64_t bytes) {
   const Topology topo = star(17);
   IncastOutcome o;
   o.flows = incast(17, 16, 16, bytes, 0);
-  NetworkConfig cfg = config(kind);
-  cfg.sw.pfc = pfc;
   Network net(topo, cfg, o.flows);
   o.r = net.run({});
   core::Time last = 0;
@@ -64,25 +62,36 @@ IncastOutcome run_incast(cc::Kind kind, bool pfc, std::uint64_t bytes) {
   return o;
 }
 
+IncastOutcome run_incast(cc::Kind kind, bool pfc, std::uint64_t bytes) {
+  NetworkConfig cfg = config(kind);
+  cfg.sw.pfc = pfc;
+  return run_incast(cfg, bytes);
+}
+
 }  // namespace
 
 TEST_CASE("16-to-1 incast, lossless: no drops, a busy bottleneck, fair shares", "[net][incast]") {
   const auto dcqcn = run_incast(cc::Kind::kDcqcn, true, 2'000'000);
   const auto hpcc = run_incast(cc::Kind::kHpcc, true, 2'000'000);
-  for (const auto* o : {&dcqcn, &hpcc}) {
+  NetworkConfig paper_cfg = config(cc::Kind::kDcqcn);
+  paper_cfg.cc.dcqcn = cc::dcqcn_paper();
+  const auto paper = run_incast(paper_cfg, 2'000'000);
+  for (const auto* o : {&dcqcn, &hpcc, &paper}) {
     require_conservation(o->r, o->flows);
     REQUIRE(total_drops(o->r) == 0);
     REQUIRE(o->fairness >= 0.95);
   }
-  // HPCC keeps the bottleneck busy. DCQCN with its published parameters does not in this
-  // synchronized incast: 16 line-rate starts build a multi-megabyte queue before the first
-  // 50 us CNP interval ends, every packet leaving that queue is marked, and the senders are cut
-  // to the rate floor long before it drains (measured: ~40% busy). That is the algorithm's
-  // behaviour, reported rather than tuned away.
   // HPCC aims at eta = 95% utilisation and loses some more while flows finish at different
   // times (measured 0.88); a drop well below its target is a regression.
   REQUIRE(hpcc.bottleneck_busy >= config(cc::Kind::kHpcc).cc.hpcc.eta - 0.1);
-  REQUIRE(dcqcn.bottleneck_busy > 0.2);
+  // DCQCN as ConnectX runs it keeps the bottleneck mostly busy (measured 0.94): Rt is not
+  // clamped to Rc unless the increase timer fired, and the 32 KB byte counter climbs back
+  // within microseconds. The published variant cuts at every CNP, clamps Rt each time and
+  // recovers only every 55 us, so a synchronized incast leaves its bottleneck idle most of the
+  // time (measured 0.41): the mechanism, not a tuning, makes the difference.
+  REQUIRE(dcqcn.bottleneck_busy > 0.85);
+  REQUIRE(paper.bottleneck_busy > 0.2);
+  REQUIRE(dcqcn.bottleneck_busy > paper.bottleneck_busy + 0.3);
   // Without congestion control, PFC alone keeps the lossless bottleneck saturated.
   const auto none = run_incast(cc::Kind::kNone, true, 2'000'000);
   require_conservation(none.r, none.flows);
@@ -90,6 +99,52 @@ TEST_CASE("16-to-1 incast, lossless: no drops, a busy bottleneck, fair shares", 
   REQUIRE(none.bottleneck_busy >= 0.95);
   CAPTURE(dcqcn.max_queue, hpcc.max_queue);
   REQUIRE(hpcc.max_queue < dcqcn.max_queue);
+}
+
+TEST_CASE("PFC keeps a long incast lossless: XOFF re-sent while congested, headroom freed first",
+          "[net][pfc]") {
+  // 16 x 20 MB at line rate into one port with PFC alone: the queue sits at its XOFF threshold
+  // for milliseconds. A PAUSE lapses after 65535 quanta (335 us at 100 Gb/s) and a paused
+  // upstream sends nothing that could prompt a refresh, so the switch must re-send XOFF on its
+  // own; and headroom must drain as the port drains, not when the packets that overflowed into
+  // it reach the head of a 20 MB queue.
+  const std::uint64_t bytes = GENERATE(20'000'000ULL, 2'000'000ULL);
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  // Short pauses (20 us at 100 Gb/s) make every lapse show within the 2 MB case too.
+  if (bytes == 2'000'000) cfg.sw.pfc_pause_quanta = 4000;
+  const auto o = run_incast(cfg, bytes);
+  require_conservation(o.r, o.flows);
+  REQUIRE(total_drops(o.r) == 0);
+  REQUIRE(total_retransmitted(o.r) == 0);
+  REQUIRE(o.bottleneck_busy >= 0.95);
+  std::uint64_t pauses = 0;
+  for (const PortStats& p : o.r.ports) pauses += p.pauses_sent;
+  REQUIRE(pauses > 0);
+}
+
+TEST_CASE("PFC: a lossless fabric that must drop stops with the place and the cause",
+          "[net][pfc]") {
+  const Topology topo = star(5);
+  const auto flows = incast(5, 4, 4, 1'000'000, 0);
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  cfg.sw.ecn = false;
+  cfg.sw.pfc_headroom_factor = 0;  // two packets of headroom for 1 us of cable: too little
+  cfg.sw.pfc_xoff_bytes = 20'000;
+  cfg.sw.buffer_bytes = 2'000'000;
+  Network net(topo, cfg, flows);
+  REQUIRE_THROWS_AS(Network(topo, cfg, flows).run({}), LosslessDrop);
+  REQUIRE_THROWS_WITH(net.run({}), Catch::Contains("lossless fabric dropped a packet") &&
+                                       Catch::Contains("at switch port 3 (from host3.nic0)") &&
+                                       Catch::Contains("pfc_headroom_factor"));
+}
+
+TEST_CASE("PFC: a refresh period that lets pauses lapse is refused", "[net][pfc]") {
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  cfg.sw.pfc_pause_quanta = 100;            // 0.512 us at 100 Gb/s
+  cfg.sw.pfc_refresh = core::kMicrosecond;  // longer than one pause
+  REQUIRE_THROWS_WITH(check_config(star(2), cfg), Catch::Contains("pfc_refresh"));
+  cfg.sw.pfc_pause_quanta = 0;
+  REQUIRE_THROWS_WITH(check_config(star(2), cfg), Catch::Contains("pfc_pause_quanta"));
 }
 
 TEST_CASE("16-to-1 incast, lossy without congestion control: drops, then go-back-N recovers",

@@ -157,9 +157,14 @@ TEST_CASE("network defaults are the C++ structs' and are echoed", "[scenario]") 
                 {"network.nack_interval", "500us"},
                 {"network.pfc_alpha", "0.125"},
                 {"network.pfc_resume_offset", "3072B"},
-                {"network.dcqcn.g", "0.00390625"},
-                {"network.dcqcn.rate_hai", "400Mbps"},
-                {"network.dcqcn.alpha_period", "55us"},
+                {"network.dcqcn.variant", "connectx"},
+                {"network.dcqcn.g", "0.0048828125"},
+                {"network.dcqcn.rate_hai", "50Mbps"},
+                {"network.dcqcn.alpha_period", "1us"},
+                {"network.dcqcn.rate_reduce_period", "4us"},
+                {"network.dcqcn.clamp", "after_timer_increase"},
+                {"network.pfc_pause_quanta", "65535"},
+                {"network.pfc_refresh", "0ns"},
                 {"simulation.end", "inf"},
                 {"cluster.host.gpus", "0"},
                 {"cluster.nic_link.rate", "100Gbps"}};
@@ -264,6 +269,20 @@ workload:
   REQUIRE(d.fast_recovery_steps == 1);
   REQUIRE(d.rate_hai == 50'000'000);
   REQUIRE(d.cnp_interval == 4 * core::kMicrosecond);
+  // A variant sets every default; a key still overrides one.
+  const auto paper = parse_scenario(cluster("  topology: single\n  hosts: 2\n") +
+                                        "network:\n  dcqcn: {variant: paper, rate_ai: 20Mbps,"
+                                        " clamp: never}\n",
+                                    "t.yaml");
+  const net::cc::DcqcnParams& pp = paper.net->network.cc.dcqcn;
+  const net::cc::DcqcnParams published = net::cc::dcqcn_paper();
+  REQUIRE(pp.variant == net::cc::DcqcnVariant::kPaper);
+  REQUIRE(pp.g == published.g);
+  REQUIRE(pp.rate_reduce_period == 0);
+  REQUIRE(pp.alpha_update == net::cc::DcqcnAlpha::kOnCnp);
+  REQUIRE(pp.cnp_interval == published.cnp_interval);
+  REQUIRE(pp.rate_ai == 20'000'000);
+  REQUIRE(pp.clamp == net::cc::DcqcnClamp::kNever);
 }
 
 TEST_CASE("flow patterns: permutation and explicit lists", "[scenario]") {

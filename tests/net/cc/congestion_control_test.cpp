@@ -58,6 +58,8 @@ TEST_CASE("cc: each kind reacts only to its own signal", "[cc]") {
     const std::uint64_t w0 = window_bytes(s);
     REQUIRE(r0 == kLine);
     on_cnp(s, p, kRtt);
+    // DCQCN (ConnectX) cuts on its next rate-reduce check, one period after the first CNP.
+    advance(s, p, kRtt + p.dcqcn.rate_reduce_period);
     REQUIRE((rate(s) < r0) == (k == Kind::kDcqcn));
     on_ack(s, p, 2 * kRtt, marked);
     REQUIRE((window_bytes(s) < w0) == (k == Kind::kDctcp));

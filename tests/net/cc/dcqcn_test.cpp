@@ -17,10 +17,24 @@ constexpr Bps kLine = 100'000'000'000ULL;  // 100 Gb/s, even so that halving is 
 constexpr Time kRtt = 10 * kMicrosecond;
 constexpr std::uint32_t kMtu = 4096;
 
+// The paper variant: the tests below check the published algorithm step by step.
 Params dcqcn_params() {
   Params p;
   p.kind = Kind::kDcqcn;
+  p.dcqcn = dcqcn_paper();
   return p;
+}
+
+Params connectx_params() {
+  Params p;
+  p.kind = Kind::kDcqcn;
+  return p;
+}
+
+// The first rate-reduce check strictly after t (checks run from the first CNP, at time 0 in the
+// tests that use this).
+Time next_check(const DcqcnParams& d, Time t) {
+  return (t / d.rate_reduce_period + 1) * d.rate_reduce_period;
 }
 
 State fresh(const Params& p) {
@@ -31,9 +45,11 @@ State fresh(const Params& p) {
 
 bool same(const DcqcnState& a, const DcqcnState& b) {
   return a.rc == b.rc && a.rt == b.rt && a.alpha == b.alpha && a.alpha_base == b.alpha_base &&
-         a.alpha_base_time == b.alpha_base_time && a.alpha_next == b.alpha_next &&
+         a.alpha_base_time == b.alpha_base_time && a.alpha_n == b.alpha_n &&
+         a.alpha_bump == b.alpha_bump && a.check_origin == b.check_origin && a.cut_at == b.cut_at &&
          a.inc_next == b.inc_next && a.t_stage == b.t_stage && a.bc_stage == b.bc_stage &&
-         a.bytes == b.bytes && a.cnp_seen == b.cnp_seen && a.increasing == b.increasing;
+         a.bytes == b.bytes && a.cnp_seen == b.cnp_seen && a.increasing == b.increasing &&
+         a.timer_increased == b.timer_increased;
 }
 
 }  // namespace
@@ -111,7 +127,7 @@ TEST_CASE("dcqcn: fast recovery halves the gap to Rt per timer stage for F stage
 
 TEST_CASE("dcqcn: additive increase adds R_AI to Rt per stage after F", "[cc][dcqcn]") {
   Params p = dcqcn_params();
-  p.dcqcn.byte_counter = 0;
+  p.dcqcn.byte_counter = 1ULL << 50;  // never reached: the timer alone passes F
   State s = fresh(p);
   on_cnp(s, p, 0);
   on_cnp(s, p, 1);  // Rt = line/2 leaves room for Rt to grow
@@ -163,11 +179,120 @@ TEST_CASE("dcqcn: hyper increase once both timer and byte counter are past F", "
   REQUIRE(s.dcqcn.bytes == b - 1);
 }
 
+TEST_CASE("dcqcn: without a byte counter the timer stage alone reaches hyper increase",
+          "[cc][dcqcn]") {
+  Params p = dcqcn_params();
+  p.dcqcn.byte_counter = 0;  // timer only, as HPCC-ns3 runs DCQCN
+  State s = fresh(p);
+  on_cnp(s, p, 0);
+  on_cnp(s, p, 1);
+  const Time t = p.dcqcn.increase_period;
+  const std::uint32_t f = p.dcqcn.fast_recovery_steps;
+  advance(s, p, 1 + f * t);
+  REQUIRE(s.dcqcn.rt == kLine / 2);  // fast recovery
+  for (std::uint32_t i = 1; i <= 3; ++i) {
+    const Bps before = s.dcqcn.rt;
+    advance(s, p, 1 + (f + i) * t);
+    REQUIRE(s.dcqcn.rt == before + i * p.dcqcn.rate_hai);
+  }
+}
+
+TEST_CASE("dcqcn connectx: CNPs are latched and cut once per rate-reduce period", "[cc][dcqcn]") {
+  const Params p = connectx_params();
+  const DcqcnParams& d = p.dcqcn;
+  REQUIRE(d.variant == DcqcnVariant::kConnectx);
+  State s = fresh(p);
+  const Time t0 = 10 * kMicrosecond + 123;
+  on_cnp(s, p, t0);
+  // Nothing happens until the first check, one period after the first CNP.
+  REQUIRE(rate(s) == kLine);
+  for (int i = 1; i < 10; ++i) on_cnp(s, p, t0 + i * 100);  // more CNPs in the same period
+  advance(s, p, t0 + d.rate_reduce_period - 1);
+  REQUIRE(rate(s) == kLine);
+  advance(s, p, t0 + d.rate_reduce_period);
+  // One cut, with alpha = its initial value decayed over 4 one-microsecond periods and the
+  // latched CNPs folded in at the first boundary after them (t0 + 1 us).
+  const double g = d.g;
+  const double a1 = d.alpha_init * (1 - g) + g;
+  const double alpha = a1 * std::pow(1 - g, 3);
+  REQUIRE(s.dcqcn.alpha == Approx(alpha).epsilon(1e-12));
+  REQUIRE(double(rate(s)) == Approx(double(kLine) * (1 - alpha / 2)).margin(1));
+  // No timer increase happened since the last cut: the target stays at the pre-cut rate.
+  REQUIRE(s.dcqcn.rt == kLine);
+  // No CNP in the next period: no cut at the next check.
+  const Bps after = rate(s);
+  advance(s, p, t0 + 2 * d.rate_reduce_period);
+  REQUIRE(rate(s) == after);
+  // A CNP latched now is cut at the next check on the grid, not one period after it.
+  on_cnp(s, p, t0 + 2 * d.rate_reduce_period + 5);
+  advance(s, p, t0 + 3 * d.rate_reduce_period - 1);
+  REQUIRE(rate(s) == after);
+  advance(s, p, t0 + 3 * d.rate_reduce_period);
+  REQUIRE(rate(s) < after);
+  REQUIRE(s.dcqcn.rt == kLine);
+}
+
+TEST_CASE("dcqcn connectx: Rt follows Rc at a cut only after a timer increase", "[cc][dcqcn]") {
+  Params p = connectx_params();
+  p.dcqcn.byte_counter = 0;  // the timer alone, so the test controls every increase
+  const DcqcnParams& d = p.dcqcn;
+  State s = fresh(p);
+  on_cnp(s, p, 0);
+  advance(s, p, d.rate_reduce_period);
+  const Bps cut1 = rate(s);
+  REQUIRE(cut1 < kLine);
+  // Cut again before the timer fires: Rt keeps the line rate.
+  on_cnp(s, p, d.rate_reduce_period + 1);
+  advance(s, p, 2 * d.rate_reduce_period);
+  REQUIRE(s.dcqcn.rt == kLine);
+  const Bps cut2 = rate(s);
+  const Time last_cut = 2 * d.rate_reduce_period;
+  // One timer expiry later, fast recovery moves Rc halfway back; the next cut clamps Rt to it.
+  advance(s, p, last_cut + d.increase_period);
+  REQUIRE(s.dcqcn.timer_increased);
+  REQUIRE(rate(s) == std::midpoint(kLine, cut2));
+  const Bps before_cut = rate(s);
+  const Time t = last_cut + d.increase_period + 1;
+  on_cnp(s, p, t);
+  advance(s, p, next_check(d, t));
+  REQUIRE(s.dcqcn.rt == before_cut);
+  REQUIRE(rate(s) < before_cut);
+  REQUIRE_FALSE(s.dcqcn.timer_increased);
+}
+
+TEST_CASE("dcqcn connectx: alpha moves once per period, up if a CNP came in it", "[cc][dcqcn]") {
+  const Params p = connectx_params();
+  const DcqcnParams& d = p.dcqcn;
+  State s = fresh(p);
+  on_cnp(s, p, 0);  // alpha = initial value, no increment for the first CNP
+  REQUIRE(s.dcqcn.alpha == d.alpha_init);
+  advance(s, p, 10 * d.alpha_period);
+  const double a10 = d.alpha_init * std::pow(1 - d.g, 10);
+  REQUIRE(s.dcqcn.alpha == Approx(a10).epsilon(1e-12));
+  // Two CNPs in one period count once, at the end of that period.
+  on_cnp(s, p, 10 * d.alpha_period + 100);
+  on_cnp(s, p, 10 * d.alpha_period + 200);
+  REQUIRE(s.dcqcn.alpha == Approx(a10).epsilon(1e-12));
+  advance(s, p, 11 * d.alpha_period);
+  REQUIRE(s.dcqcn.alpha == Approx(a10 * (1 - d.g) + d.g).epsilon(1e-12));
+  advance(s, p, 20 * d.alpha_period);
+  REQUIRE(s.dcqcn.alpha == Approx((a10 * (1 - d.g) + d.g) * std::pow(1 - d.g, 9)).epsilon(1e-12));
+}
+
+TEST_CASE("dcqcn: a cut never leaves less than min_dec_factor of the rate", "[cc][dcqcn]") {
+  Params p = dcqcn_params();
+  p.dcqcn.min_dec_factor = 0.8;
+  State s = fresh(p);
+  on_cnp(s, p, 0);  // alpha = 1 would halve the rate
+  REQUIRE(rate(s) == kLine / 10 * 8);
+}
+
 TEST_CASE("dcqcn: rate stays between the floor and line rate; recovers to line rate",
           "[cc][dcqcn]") {
-  const Params p = dcqcn_params();
+  const Params p = GENERATE(dcqcn_params(), connectx_params());
   State s = fresh(p);
   for (int i = 0; i < 200; ++i) on_cnp(s, p, i * kMicrosecond);
+  advance(s, p, 200 * kMicrosecond);
   REQUIRE(rate(s) == p.dcqcn.min_rate);
 
   std::mt19937_64 rng(42);
@@ -198,10 +323,11 @@ TEST_CASE("dcqcn: rate stays between the floor and line rate; recovers to line r
 }
 
 TEST_CASE("dcqcn: lazy timers give the same state for any advance() granularity", "[cc][dcqcn]") {
-  Params p = dcqcn_params();
+  Params p = GENERATE(dcqcn_params(), connectx_params());
   p.dcqcn.byte_counter = 2'000'000;  // make the byte counter fire often
   p.dcqcn.alpha_period = 13 * kMicrosecond;
   p.dcqcn.increase_period = 29 * kMicrosecond;
+  if (p.dcqcn.rate_reduce_period) p.dcqcn.rate_reduce_period = 11 * kMicrosecond;
   std::mt19937_64 rng(7);
   State coarse = fresh(p);
   State fine = fresh(p);
