@@ -17,7 +17,7 @@ constexpr std::uint64_t kMaxCount = 1u << 20;
 net::cc::DcqcnParams read_dcqcn(const Section& s) {
   s.only({"variant", "g", "alpha_init", "alpha_period", "alpha_update", "rate_reduce_period",
           "clamp", "min_dec_factor", "increase_period", "byte_counter", "fast_recovery_steps",
-          "rate_ai", "rate_hai", "min_rate", "cnp_interval"});
+          "rate_ai", "rate_hai", "hyper_step", "min_rate", "cnp_interval"});
   // The variant sets every default; each key below overrides one.
   const net::cc::DcqcnParams d = s.choice("variant", "connectx", {"connectx", "paper"}) == "paper"
                                      ? net::cc::dcqcn_paper()
@@ -46,6 +46,11 @@ net::cc::DcqcnParams read_dcqcn(const Section& s) {
       static_cast<std::uint32_t>(s.uint("fast_recovery_steps", d.fast_recovery_steps, 0, 1024));
   p.rate_ai = s.rate("rate_ai", d.rate_ai);
   p.rate_hai = s.rate("rate_hai", d.rate_hai);
+  const std::string hyper =
+      s.choice("hyper_step", d.hyper_step == net::cc::DcqcnHyperStep::kFixed ? "fixed" : "by_stage",
+               {"fixed", "by_stage"});
+  p.hyper_step =
+      hyper == "fixed" ? net::cc::DcqcnHyperStep::kFixed : net::cc::DcqcnHyperStep::kByStage;
   p.min_rate = s.rate("min_rate", d.min_rate);
   p.cnp_interval = s.time("cnp_interval", d.cnp_interval, 0);
   return p;
@@ -74,7 +79,7 @@ net::cc::DctcpParams read_dctcp(const Section& s) {
 
 net::cc::TimelyParams read_timely(const Section& s) {
   s.only({"t_low", "t_high", "min_rtt", "delta", "beta", "ewma_alpha", "hai_after", "hai_factor",
-          "segment_bytes", "min_rate"});
+          "update", "segment_bytes", "min_rate"});
   const net::cc::TimelyParams d;
   net::cc::TimelyParams p;
   p.t_low = s.time("t_low", d.t_low, 1);
@@ -88,6 +93,8 @@ net::cc::TimelyParams read_timely(const Section& s) {
   p.ewma_alpha = s.real("ewma_alpha", d.ewma_alpha, 0, 1, true);
   p.hai_after = static_cast<std::uint32_t>(s.uint("hai_after", d.hai_after, 0, kMaxCount));
   p.hai_factor = static_cast<std::uint32_t>(s.uint("hai_factor", d.hai_factor, 1, kMaxCount));
+  p.per_rtt = s.choice("update", d.per_rtt ? "per_rtt" : "per_segment",
+                       {"per_rtt", "per_segment"}) == "per_rtt";
   p.segment_bytes = s.bytes("segment_bytes", d.segment_bytes, 0, kMaxBytes);  // 0B: every ACK
   p.min_rate = s.rate("min_rate", d.min_rate);
   return p;

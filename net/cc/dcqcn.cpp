@@ -36,17 +36,18 @@ void settle_alpha(DcqcnState& s, const DcqcnParams& p, Time t) {
 }
 
 // One rate-increase event (timer or byte counter), after its stage counter was bumped.
-// Stages count expiries since the last cut, so the first F events are fast recovery.
+// Stages count expiries since the last cut, so the first F events are fast recovery. With both
+// counters, additive increase starts when either passes F and hyper increase when both have
+// (QCN/DCQCN: a lone timer means the flow sends too little to prove the path is free). With the
+// timer alone, its first stage past F is additive and the later ones hyper (HPCC-ns3
+// RateIncEventMlx), as if a byte counter ran one stage behind it.
 void increase(DcqcnState& s, const DcqcnParams& p, const Path& path) {
-  // Without a byte counter the timer stage alone decides (HPCC-ns3's timer-only DCQCN).
-  const std::uint32_t bc = p.byte_counter ? s.bc_stage : s.t_stage;
-  const std::uint32_t hi = std::max(s.t_stage, bc);
-  const std::uint32_t lo = std::min(s.t_stage, bc);
+  const std::uint32_t hi = p.byte_counter ? std::max(s.t_stage, s.bc_stage) : s.t_stage;
+  const std::uint32_t lo = p.byte_counter ? std::min(s.t_stage, s.bc_stage) : s.t_stage - 1;
   const std::uint32_t f = p.fast_recovery_steps;
   if (hi > f) {
-    // Hyper increase needs both counters past F (QCN/DCQCN): a lone timer means the flow is
-    // sending too little to prove the path is free.
-    const std::uint64_t step = lo > f ? std::uint64_t{lo - f} * p.rate_hai : p.rate_ai;
+    std::uint64_t step = p.rate_ai;
+    if (lo > f) step = p.hyper_step == DcqcnHyperStep::kFixed ? p.rate_hai : (lo - f) * p.rate_hai;
     s.rt = std::min(path.line_rate, s.rt + step);
   }
   // Rounding towards Rt makes Rc reach Rt exactly, so the flow can go quiescent.

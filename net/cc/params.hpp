@@ -46,6 +46,13 @@ enum class DcqcnAlpha : std::uint8_t {
               // UpdateAlphaMlx)
 };
 
+// What one hyper-increase event adds to Rt.
+enum class DcqcnHyperStep : std::uint8_t {
+  kByStage,  // i x R_HAI, i = stages past F of the slower counter (QCN 802.1Qau, paper)
+  kFixed,    // R_HAI (HPCC-ns3 HyperIncreaseMlx; firmware RPG_HAI_RATE "the rate increase in
+             // the hyper increase state")
+};
+
 // DCQCN (Zhu et al., SIGCOMM'15) reaction point and notification point. Defaults: ConnectX
 // firmware, from shared/reference/cc-defaults.md section 2 (mlxconfig dump of a ConnectX card,
 // cross-checked with NVIDIA's DOCA page "DCQCN CC Parameters"); firmware names in brackets.
@@ -68,13 +75,15 @@ struct DcqcnParams {
   // Rate-increase timer: [RPG_TIME_RESET 300] us.
   Time increase_period = 300 * core::kMicrosecond;
   // Byte counter: [RPG_BYTE_RESET 32767] bytes. 0 disables it: timer-only increase, where the
-  // timer stage alone decides additive and hyper increase (as in HPCC-ns3).
+  // timer stage alone decides: F stages of fast recovery, one additive step, then hyper
+  // increase (HPCC-ns3 RateIncEventMlx).
   std::uint64_t byte_counter = 32767;
   // F, fast-recovery stages: [RPG_THRESHOLD 1].
   std::uint32_t fast_recovery_steps = 1;
   // R_AI: [RPG_AI_RATE 5] Mb/s. R_HAI: [RPG_HAI_RATE 50] Mb/s.
   Bps rate_ai = 5'000'000;
   Bps rate_hai = 50'000'000;
+  DcqcnHyperStep hyper_step = DcqcnHyperStep::kFixed;
   // Rate floor: [RPG_MIN_RATE 1] Mb/s.
   Bps min_rate = 1'000'000;
   // Notification point (receiving NIC): at most one CNP per flow per interval
@@ -109,6 +118,7 @@ inline DcqcnParams dcqcn_paper() {
   // R_HAI: UNVERIFIED. Neither the fluid model nor cc-defaults.md gives the paper's value;
   // 10 x R_AI follows the QCN (802.1Qau) ratio R_HAI/R_AI = 50/5 Mb/s.
   p.rate_hai = 400'000'000;
+  p.hyper_step = DcqcnHyperStep::kByStage;
   // The paper names no floor; HPCC-ns3 RdmaHw MinRate default 100 Mb/s.
   p.min_rate = 100'000'000;
   // N: dcqcn2.m "tau = 50e-6" (dcqcn-protocol.tex: the CNP generation timer).
@@ -159,8 +169,14 @@ struct TimelyParams {
   // RateHAI after 5 increases, and run.py sets RATE_HAI = 5 x RATE_AI.
   std::uint32_t hai_after = 5;
   std::uint32_t hai_factor = 5;
-  // Completion-event granularity: one rate update per this many acknowledged bytes
-  // (0 = every ACK). timely2.m "Seg = 64 * 8 * 1e3" bits (64 KB segments).
+  // When the rate is updated. Per round trip (default): on the first ACK past the snd_nxt of
+  // the previous update, as HPCC-ns3 HandleAckTimely does; the number of updates per second
+  // then does not fall with the rate, so a flow cut to its floor climbs back within round
+  // trips. Per segment (the paper's completion events): one update per segment_bytes
+  // acknowledged, where a flow at 100 Mb/s waits 5 ms for its next 64 KB update.
+  bool per_rtt = true;
+  // Segment size of the per-segment mode (0 = every ACK). timely2.m "Seg = 64 * 8 * 1e3" bits
+  // (64 KB segments).
   std::uint64_t segment_bytes = 64'000;
   // Rate floor: HPCC-ns3 MinRate default 100 Mb/s (the paper names none).
   Bps min_rate = 100'000'000;

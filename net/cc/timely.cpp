@@ -10,9 +10,14 @@ void init(TimelyState& s, const TimelyParams& /*p*/, const Path& path) {
 }
 
 void on_ack(TimelyState& s, const TimelyParams& p, const Path& path, const AckInfo& ack) {
-  s.segment_acked += ack.acked_bytes;
-  if (s.segment_acked < p.segment_bytes) return;
-  s.segment_acked = 0;
+  if (p.per_rtt) {
+    if (ack.acked_seq <= s.update_seq) return;
+    s.update_seq = ack.snd_nxt;
+  } else {
+    s.segment_acked += ack.acked_bytes;
+    if (s.segment_acked < p.segment_bytes) return;
+    s.segment_acked = 0;
+  }
 
   const Time rtt = ack.rtt;
   if (!s.have_prev) {

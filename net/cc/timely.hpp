@@ -1,6 +1,7 @@
 #pragma once
-// TIMELY sender (Mittal et al., SIGCOMM'15, Algorithm 1): one rate update per completion
-// event (segment_bytes acknowledged), from the RTT sample of the ACK completing it:
+// TIMELY sender (Mittal et al., SIGCOMM'15, Algorithm 1): one rate update per round trip or
+// per completion event (segment_bytes acknowledged; TimelyParams::per_rtt), from the RTT
+// sample of the ACK that triggers it:
 //   rtt_diff = (1 - a) rtt_diff + a (rtt - prev_rtt),  gradient = rtt_diff / minRTT
 //   rtt < T_low:        R += delta
 //   rtt > T_high:       R *= 1 - beta (1 - T_high / rtt)
@@ -18,7 +19,8 @@ struct TimelyState {
   double rate = 0;      // bits per second
   double rtt_diff = 0;  // picoseconds
   Time prev_rtt = 0;
-  std::uint64_t segment_acked = 0;  // bytes acknowledged towards the next completion
+  std::uint64_t segment_acked = 0;  // per segment: bytes acknowledged towards the next update
+  std::uint64_t update_seq = 0;     // per RTT: the next update waits for an ACK beyond this
   std::uint32_t negative_run = 0;   // consecutive completions with gradient <= 0
   bool have_prev = false;
 };

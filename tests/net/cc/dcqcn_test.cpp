@@ -179,21 +179,29 @@ TEST_CASE("dcqcn: hyper increase once both timer and byte counter are past F", "
   REQUIRE(s.dcqcn.bytes == b - 1);
 }
 
-TEST_CASE("dcqcn: without a byte counter the timer stage alone reaches hyper increase",
+TEST_CASE("dcqcn: without a byte counter the timer alone goes from additive to hyper increase",
           "[cc][dcqcn]") {
-  Params p = dcqcn_params();
-  p.dcqcn.byte_counter = 0;  // timer only, as HPCC-ns3 runs DCQCN
+  Params p = GENERATE(dcqcn_params(), connectx_params());
+  p.dcqcn.byte_counter = 0;             // timer only, as HPCC-ns3 runs DCQCN
+  p.dcqcn.clamp = DcqcnClamp::kAlways;  // Rt below line rate leaves it room to grow
   State s = fresh(p);
   on_cnp(s, p, 0);
-  on_cnp(s, p, 1);
+  advance(s, p, p.dcqcn.rate_reduce_period);
+  on_cnp(s, p, p.dcqcn.rate_reduce_period + 1);
+  advance(s, p, 2 * p.dcqcn.rate_reduce_period + 1);
+  const Time t0 = s.dcqcn.inc_next - p.dcqcn.increase_period;  // the last cut
+  const Bps rt0 = s.dcqcn.rt;
   const Time t = p.dcqcn.increase_period;
   const std::uint32_t f = p.dcqcn.fast_recovery_steps;
-  advance(s, p, 1 + f * t);
-  REQUIRE(s.dcqcn.rt == kLine / 2);  // fast recovery
+  advance(s, p, t0 + f * t);
+  REQUIRE(s.dcqcn.rt == rt0);  // fast recovery
+  advance(s, p, t0 + (f + 1) * t);
+  REQUIRE(s.dcqcn.rt == rt0 + p.dcqcn.rate_ai);  // one additive step
   for (std::uint32_t i = 1; i <= 3; ++i) {
     const Bps before = s.dcqcn.rt;
-    advance(s, p, 1 + (f + i) * t);
-    REQUIRE(s.dcqcn.rt == before + i * p.dcqcn.rate_hai);
+    advance(s, p, t0 + (f + 1 + i) * t);
+    const bool fixed = p.dcqcn.hyper_step == DcqcnHyperStep::kFixed;
+    REQUIRE(s.dcqcn.rt == before + (fixed ? 1 : i) * p.dcqcn.rate_hai);
   }
 }
 

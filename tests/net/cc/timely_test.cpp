@@ -16,8 +16,10 @@ constexpr std::uint32_t kMtu = 4000;
 struct Flow {
   Params p;
   State s;
+  // Per-segment updates (the paper's completion events): each complete() is one update.
   explicit Flow() {
     p.kind = Kind::kTimely;
+    p.timely.per_rtt = false;
     init(s, p, kLine, kRtt, kMtu);
   }
   // One completion event (a whole segment acknowledged) with this RTT sample.
@@ -117,6 +119,33 @@ TEST_CASE("timely: one update per segment of acknowledged bytes", "[cc][timely]"
   REQUIRE(f.r() == static_cast<double>(kLine));
   on_ack(f.s, f.p, 0, a);
   REQUIRE(f.r() == Approx(static_cast<double>(kLine) * 0.6));
+}
+
+TEST_CASE("timely: per round trip, one update per ACK past the last update's snd_nxt",
+          "[cc][timely]") {
+  Params p;
+  p.kind = Kind::kTimely;
+  REQUIRE(p.timely.per_rtt);  // the default, as HPCC-ns3
+  State s;
+  init(s, p, kLine, kRtt, kMtu);
+  AckInfo a;
+  a.acked_bytes = kMtu;
+  a.rtt = us(100);
+  a.acked_seq = kMtu;
+  a.snd_nxt = 10 * kMtu;
+  on_ack(s, p, 0, a);  // first update: records the RTT, next update after byte 10 x MTU
+  a.rtt = us(1000);
+  for (std::uint64_t k = 2; k <= 10; ++k) {
+    a.acked_seq = k * kMtu;
+    a.snd_nxt = (10 + k) * kMtu;
+    on_ack(s, p, 0, a);
+    REQUIRE(s.timely.rate == static_cast<double>(kLine));  // same round trip: no update
+  }
+  // The acknowledgement of the first byte sent after that update completes the round trip, at
+  // any rate: a flow at its floor updates as often as one at line rate.
+  a.acked_seq = 11 * kMtu;
+  on_ack(s, p, 0, a);
+  REQUIRE(s.timely.rate == Approx(static_cast<double>(kLine) * 0.6));
 }
 
 TEST_CASE("timely: rate stays within [min_rate, line rate]", "[cc][timely]") {
