@@ -164,7 +164,7 @@ TEST_CASE("network defaults are the C++ structs' and are echoed", "[scenario]") 
                 {"network.dcqcn.rate_reduce_period", "4us"},
                 {"network.dcqcn.clamp", "after_timer_increase"},
                 {"network.pfc_pause_quanta", "65535"},
-                {"network.pfc_refresh", "0ns"},
+                {"network.pfc_refresh", "0us"},
                 {"simulation.end", "inf"},
                 {"cluster.host.gpus", "0"},
                 {"cluster.nic_link.rate", "100Gbps"}};
