@@ -16,19 +16,30 @@ namespace fabricsim::tools {
 namespace {
 
 // A copy without positions: a value from --set is not at any line of the file, and errors
-// about it must quote the --set instead (see Section::location).
-YAML::Node unmarked(const YAML::Node& n) {
+// about it must quote the --set instead (see Section::location). YAML aliases make a value a
+// graph: a cyclic one never ends and a nested "billion laughs" one expands exponentially, so the
+// copy stops at a depth and a node budget far beyond any real value.
+constexpr int kMaxValueDepth = 64;
+constexpr std::size_t kMaxValueNodes = 100'000;
+
+YAML::Node unmarked(const YAML::Node& n, int depth, std::size_t& nodes) {
+  if (depth > kMaxValueDepth || ++nodes > kMaxValueNodes) {
+    throw std::length_error(fmt::format(
+        "the value nests deeper than {} levels or expands to more than {} items (a cyclic or "
+        "repeated YAML alias?)",
+        kMaxValueDepth, kMaxValueNodes));
+  }
   switch (n.Type()) {
     case YAML::NodeType::Scalar:
       return YAML::Node(n.Scalar());
     case YAML::NodeType::Sequence: {
       YAML::Node out(YAML::NodeType::Sequence);
-      for (const YAML::Node& item : n) out.push_back(unmarked(item));
+      for (const YAML::Node& item : n) out.push_back(unmarked(item, depth + 1, nodes));
       return out;
     }
     case YAML::NodeType::Map: {
       YAML::Node out(YAML::NodeType::Map);
-      for (const auto& kv : n) out[kv.first.Scalar()] = unmarked(kv.second);
+      for (const auto& kv : n) out[kv.first.Scalar()] = unmarked(kv.second, depth + 1, nodes);
       return out;
     }
     default:
@@ -49,9 +60,12 @@ void apply_override(YAML::Node& root, const std::string& assignment, ParseContex
   const std::string path = assignment.substr(0, eq);
   YAML::Node value;
   try {
-    value = unmarked(YAML::Load(assignment.substr(eq + 1)));
+    std::size_t nodes = 0;
+    value = unmarked(YAML::Load(assignment.substr(eq + 1)), 0, nodes);
   } catch (const YAML::Exception& e) {
     throw bad(e.msg);
+  } catch (const std::length_error& e) {
+    throw bad(e.what());
   }
   std::vector<std::string> parts;
   std::stringstream ss(path);

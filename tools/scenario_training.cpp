@@ -175,13 +175,20 @@ TrainingSection read_training(const Section& t, const net::Topology& topo) {
   for (const net::Host& h : topo.hosts) gpus += h.gpus;
   c.tp = static_cast<int>(t.uint("tp", 1, 1, 1u << 16));
   c.pp = static_cast<int>(t.uint("pp", 1, 1, 1u << 16));
+  // Products in 64 bits: tp and pp may each be 2^16, and their product must not wrap.
+  const std::uint64_t tp_pp = std::uint64_t(c.tp) * std::uint64_t(c.pp);
+  if (tp_pp > gpus) {
+    t.fail_key(t.has("pp") ? "pp" : "tp",
+               fmt::format("tp x pp = {} x {} = {} exceeds the cluster's {} GPUs", c.tp, c.pp,
+                           tp_pp, gpus));
+  }
   // Data parallelism fills the cluster unless given.
-  const std::uint32_t tp_pp = static_cast<std::uint32_t>(c.tp * c.pp);
   c.dp = static_cast<int>(t.uint("dp", gpus % tp_pp == 0 ? gpus / tp_pp : 1, 1, 1u << 20));
-  if (static_cast<std::uint32_t>(c.world()) != gpus) {
+  const std::uint64_t world = tp_pp * std::uint64_t(c.dp);
+  if (world != gpus) {
     t.fail_key(t.has("dp") ? "dp" : "tp",
                fmt::format("tp x pp x dp = {} x {} x {} = {}, but the cluster has {} GPUs", c.tp,
-                           c.pp, c.dp, c.world(), gpus));
+                           c.pp, c.dp, world, gpus));
   }
   c.ep = static_cast<int>(t.uint("ep", 1, 1, 1u << 16));
   c.sequence_parallel = t.boolean("sequence_parallel", false);
