@@ -27,4 +27,33 @@ void throw_no_channel(NodeId from, NodeId to, LpId from_lp, LpId to_lp) {
       from, from_lp, to, to_lp));
 }
 
+void throw_beyond_horizon(NodeId from, NodeId to, Time now, Time delay) {
+  throw HorizonError(fmt::format(
+      "simulated time would overflow: node {} at t={} scheduled an event for node {} {} later, "
+      "beyond the largest simulated time ({}); a time, rate or size in the run is too large",
+      from, format_time(now), to, format_time(delay), format_time(kTimeMax)));
+}
+
+namespace {
+
+[[noreturn]] void throw_later(Time now, double d, const char* what) {
+  throw HorizonError(fmt::format(
+      "simulated time would overflow: {} started at t={} would end {:.3g} s later, beyond the "
+      "largest simulated time ({}); a time, rate or size in the run is too large",
+      what, format_time(now), d * 1e-12, format_time(kTimeMax)));
+}
+
+}  // namespace
+
+Time later(Time now, Time d, const char* what) {
+  if (d > kTimeMax - now) throw_later(now, double(d), what);
+  return now + d;
+}
+
+Time later(Time now, double d, const char* what) {
+  // Doubles at this scale are not exact: refuse anything within a microsecond of the limit.
+  if (!(d < double(kTimeMax - now) - 1e6)) throw_later(now, d, what);
+  return now + static_cast<Time>(d);
+}
+
 }  // namespace fabricsim::core

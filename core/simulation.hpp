@@ -295,6 +295,7 @@ class Simulation {
     if (dst != src && cfg_.any_to_any_delay == 0) check_channel(ctx, dst, delay);
 #endif
     if (seq_[src] == kMaxSeq) throw_seq_overflow(src);
+    if (delay > kTimeMax - ctx.now_) throw_beyond_horizon(src, dst, ctx.now_, delay);
     const Time at = ctx.now_ + delay;
     const LpId to = cfg_.lp_of_node[dst];
     Lp& lp = lps_[ctx.lp_];

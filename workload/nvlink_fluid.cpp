@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/error.hpp"
+
 namespace fabricsim::workload {
 
 NvlinkFluid::NvlinkFluid(int gpus, double bytes_per_ps) : gpus_(gpus), cap_(bytes_per_ps) {
@@ -86,7 +88,7 @@ void NvlinkFluid::reshare() {
   next_finish_ = core::kTimeMax;
   for (const Transfer& t : active_) {
     const double ps = std::ceil(t.left / t.rate);
-    next_finish_ = std::min(next_finish_, last_ + static_cast<core::Time>(ps));
+    next_finish_ = std::min(next_finish_, core::later(last_, ps, "an NVLink transfer"));
   }
 }
 

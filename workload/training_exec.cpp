@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/error.hpp"
+
 namespace fabricsim::workload {
 namespace {
 
@@ -135,11 +137,11 @@ class Executor {
     out_.ops[r][i].start = now;
     switch (op.kind) {
       case OpKind::Compute:
-        push(r, i, now + kernel_time_[op.item]);
+        push(r, i, core::later(now, kernel_time_[op.item], "a compute op"));
         return;
       case OpKind::Send: {
         transfer_start_[op.item] = now;
-        const core::Time arrive = now + comm_time_[op.item];
+        const core::Time arrive = core::later(now, comm_time_[op.item], "a pipeline send");
         push(r, i, arrive);
         if (recv_waiting_[op.item] != kNone) {
           const std::uint32_t rr = recv_waiting_[op.item];
@@ -155,7 +157,7 @@ class Executor {
         members_[op.item].push_back(i);
         if (++arrived_[op.item] < simulated_members(group)) return;
         transfer_start_[op.item] = now;
-        const core::Time end = now + comm_time_[op.item];
+        const core::Time end = core::later(now, comm_time_[op.item], "a collective");
         const std::vector<std::uint32_t>& m = members_[op.item];
         for (std::size_t k = 0; k < m.size(); k += 2) push(m[k], m[k + 1], end);
         std::vector<std::uint32_t>().swap(members_[op.item]);

@@ -108,6 +108,8 @@ std::string error_of(Time delay, NodeId target, unsigned threads) {
     sim.run();
   } catch (const CausalityError& e) {
     return e.what();
+  } catch (const HorizonError& e) {
+    return e.what();
   }
   return "";
 }
@@ -131,6 +133,11 @@ TEST_CASE("causality violations are errors naming nodes and times", "[simulation
     // wrong does not depend on how it was partitioned.
     REQUIRE_THAT(error_of(kL / 2, 0, threads), Catch::Contains("sooner than the lookahead"));
     REQUIRE(error_of(kL, 2, threads).empty());
+
+    // A delay that would wrap simulated time is an error, not a negative time.
+    const std::string wrap = error_of(kTimeMax - kNanosecond, 0, threads);
+    REQUIRE_THAT(wrap, Catch::Contains("simulated time would overflow"));
+    REQUIRE_THAT(wrap, Catch::Contains("node 1 at t=5ns"));
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/error.hpp"
+
 using namespace fabricsim;
 using fabricsim::workload::kSwitchEnd;
 using fabricsim::workload::NvlinkFluid;
@@ -50,4 +52,19 @@ TEST_CASE("the switch end of an NVLS transfer is not a constraint", "[workload]"
   REQUIRE(f.next_finish() == 1000);
   REQUIRE_THROWS(f.add(0, kSwitchEnd, kSwitchEnd, 10, 3));
   REQUIRE_THROWS(f.add(0, 0, 5, 10, 3));
+}
+
+TEST_CASE("nvlink fluid: a transfer that would end past the largest time is an error",
+          "[workload]") {
+  // 1e18 bytes at 1 byte/ps: 1e18 ps, fine; at 1e-3 byte/ps (1 GB/s) it would take 1e21 ps.
+  NvlinkFluid ok(2, 1.0);
+  ok.add(0, 0, 1, 1e18, 1);
+  REQUIRE(ok.next_finish() == 1'000'000'000'000'000'000);
+  NvlinkFluid slow(2, 1e-3);
+  REQUIRE_THROWS_AS(
+      [&] {
+        slow.add(0, 0, 1, 1e18, 1);
+        return slow.next_finish();
+      }(),
+      core::HorizonError);
 }
