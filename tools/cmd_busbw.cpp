@@ -57,7 +57,8 @@ int cmd_busbw(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim busbw SCENARIO.yaml [options]");
   std::string scenario, csv, op, algo, proto, dtype, min_bytes, max_bytes;
   std::vector<std::string> sets;
-  unsigned threads = 0, factor = 0, channels = 0;
+  unsigned factor = 0, channels = 0;
+  std::string threads;
   bool quiet = false;
   opts.add_options()("help,h", "show this help")(
       "op", po::value(&op), "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv")(
@@ -94,7 +95,8 @@ int cmd_busbw(const std::vector<std::string>& args) {
   if (!algo.empty()) sets.push_back("collectives.algo=" + algo);
   if (!proto.empty()) sets.push_back("collectives.proto=" + proto);
   if (channels) sets.push_back("collectives.channels=" + std::to_string(channels));
-  if (threads) sets.push_back("simulation.threads=" + std::to_string(threads));
+  // Checked as the scenario key is: 0, -1 or "two" get its message.
+  if (!threads.empty()) sets.push_back("simulation.threads=" + threads);
   const Scenario sc = load_scenario(scenario, sets);
   if (!sc.net || !sc.net->collectives) {
     std::fprintf(stderr,

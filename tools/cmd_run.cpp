@@ -34,7 +34,7 @@ int cmd_run(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim run SCENARIO.yaml [options]");
   std::string scenario, out_dir;
   std::vector<std::string> sets;
-  unsigned threads = 0;
+  std::string threads;
   bool quiet = false;
   opts.add_options()("help,h", "show this help")(
       "quiet,q", po::bool_switch(&quiet), "no progress line (it only shows on a terminal anyway)")(
@@ -46,7 +46,8 @@ int cmd_run(const std::vector<std::string>& args) {
   if (const auto done =
           parse_scenario_args(args, opts, scenario, "fabricsim run scenarios/quickstart.yaml"))
     return *done;
-  if (threads) sets.push_back("simulation.threads=" + std::to_string(threads));
+  // Checked as the scenario key is: 0, -1 or "two" get its message.
+  if (!threads.empty()) sets.push_back("simulation.threads=" + threads);
   const Scenario sc = load_scenario(scenario, sets);
   spdlog::info("loaded {}", sc.path);
   // On stdout with the summary, so that sweep workers (which run such files) keep stderr for

@@ -23,11 +23,27 @@ namespace fabricsim::tools {
 
 namespace {
 
+// A --dataset that names nothing in the manifest is a typo, not an empty selection.
+void check_selection(const std::vector<std::string>& only, const std::vector<std::string>& names,
+                     const std::string& manifest) {
+  for (const std::string& o : only) {
+    if (std::find(names.begin(), names.end(), o) != names.end()) continue;
+    std::string known;
+    for (const std::string& n : names) known += "\n  " + n;
+    throw std::invalid_argument(
+        fmt::format("--dataset {}: no such dataset or case in {}; it has:{}", o, manifest, known));
+  }
+}
+
 int validate_training_suite(const std::string& manifest, const std::vector<std::string>& only) {
   int failed = 0, met = 0, total = 0;
+  const std::vector<TrainingCase> cases = load_training_manifest(manifest);
+  std::vector<std::string> names;
+  for (const TrainingCase& c : cases) names.push_back(c.name);
+  check_selection(only, names, manifest);
   std::printf("%-34s %10s %10s %8s  %s\n", "case", "measured", "simulated", "error",
               "bar (within 15%)");
-  for (const TrainingCase& c : load_training_manifest(manifest)) {
+  for (const TrainingCase& c : cases) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
     try {
       const TrainingCheck r = validate_training(c);
@@ -80,9 +96,13 @@ int cmd_validate(const std::vector<std::string>& args) {
   const std::uint64_t cap = max_bytes.empty() ? 0 : parse_bytes(max_bytes);
   std::string table = validation_csv_header();
   int failed = 0, met = 0, total = 0;
+  const std::vector<ValidationEntry> entries = load_manifest(manifest);
+  std::vector<std::string> names;
+  for (const ValidationEntry& e : entries) names.push_back(e.dataset);
+  check_selection(only, names, manifest);
   std::printf("%-58s %5s %5s %9s %9s  %s\n", "dataset", "ranks", "sizes", "med>=1M", "max>=64K",
               "bar (median <= 10%, max <= 25%)");
-  for (const ValidationEntry& e : load_manifest(manifest)) {
+  for (const ValidationEntry& e : entries) {
     if (!only.empty() && std::find(only.begin(), only.end(), e.dataset) == only.end()) continue;
     ValidationResult r;
     try {

@@ -142,7 +142,15 @@ Scenario parse(const std::string& text, ParseContext& ctx,
                const std::vector<std::string>& overrides) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      // Anything after a second '---' would be silently ignored.
+      throw ScenarioError(fmt::format(
+          "{}:{}: a second YAML document; a scenario is one document (remove the '---' line or "
+          "split the file)",
+          ctx.file, docs[1].Mark().line + 1));
+    }
+    if (!docs.empty()) root = docs[0];
   } catch (const YAML::ParserException& e) {
     throw ScenarioError(fmt::format("{}:{}:{}: not valid YAML: {}", ctx.file, e.mark.line + 1,
                                     e.mark.column + 1, e.msg));

@@ -58,6 +58,9 @@ TEST_CASE("fabricsim run reports bad input without crashing", "[cli]") {
   REQUIRE_THAT(bad.text, Catch::Contains("has no unit"));
   const Out level = run("--log-level loud run scenarios/examples/incast_hpcc.yaml");
   REQUIRE(level.status == 2);
+  const Out zero = run("run scenarios/examples/incast_hpcc.yaml --threads 0");
+  REQUIRE(zero.status == 1);
+  REQUIRE_THAT(zero.text, Catch::Contains("'simulation.threads' must be between 1 and 1024"));
 }
 
 TEST_CASE("fabricsim bench phold runs and shows where time goes", "[cli]") {
@@ -139,6 +142,12 @@ TEST_CASE("fabricsim validate runs one dataset and writes its CSV", "[cli]") {
   REQUIRE_THAT(v.text, Catch::Contains("allreduce_h100-sxm5_4gpu_nvswitch_algo-ring"));
   REQUIRE_THAT(v.text, Catch::Contains("1 of 1 datasets meet the bar"));
   REQUIRE(run("validate --manifest no/such.yaml").status == 1);
+  // A dataset name that is not in the manifest is a typo, not an empty (passing) selection.
+  for (const char* suite : {"busbw", "training"}) {
+    const Out typo = run(std::string("validate --suite ") + suite + " --dataset nosuch");
+    REQUIRE(typo.status == 1);
+    REQUIRE_THAT(typo.text, Catch::Contains("--dataset nosuch: no such dataset or case"));
+  }
 }
 
 TEST_CASE("every flows scenario shipped runs its first 50 us", "[cli]") {
