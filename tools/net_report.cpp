@@ -7,6 +7,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "tools/csv.hpp"
+
 namespace fabricsim::tools {
 namespace {
 
@@ -85,8 +87,9 @@ std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec
     const net::FlowResult& fr = r.flows[f];
     const bool done = fr.finish >= 0;
     out += fmt::format(
-        "{},{},{},{},{:.6f},{},{},{},{},{}\n", f, topo.nodes[topo.nics[flows[f].src_nic]].name,
-        topo.nodes[topo.nics[flows[f].dst_nic]].name, flows[f].bytes, us(fr.start),
+        "{},{},{},{},{:.6f},{},{},{},{},{}\n", f,
+        csv_field(topo.nodes[topo.nics[flows[f].src_nic]].name),
+        csv_field(topo.nodes[topo.nics[flows[f].dst_nic]].name), flows[f].bytes, us(fr.start),
         done ? fmt::format("{:.6f}", us(fr.finish)) : "",
         done ? fmt::format("{:.6f}", us(fr.fct())) : "",
         done ? fmt::format("{:.4f}", double(flows[f].bytes) * 8e3 / double(fr.fct())) : "",
@@ -103,11 +106,12 @@ std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r) {
     for (net::PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
       const net::PortStats& s = r.ports[r.port_base[v] + p];
       const double span = r.end > 0 ? double(r.end) : 1;
-      out += fmt::format("{},{},{},{},{},{},{:.3f},{},{:.1f},{},{},{},{},{:.3f}\n",
-                         topo.nodes[v].name, p, topo.nodes[topo.peer(v, p)].name,
-                         double(topo.link_at(v, p).rate) * 1e-9, s.tx_bytes, s.tx_data_bytes,
-                         100 * double(s.busy) / span, s.max_queue_bytes, s.queue_byte_ps / span,
-                         s.ecn_marks, s.drops, s.pauses_sent, s.pauses_received, us(s.paused));
+      out +=
+          fmt::format("{},{},{},{},{},{},{:.3f},{},{:.1f},{},{},{},{},{:.3f}\n",
+                      csv_field(topo.nodes[v].name), p, csv_field(topo.nodes[topo.peer(v, p)].name),
+                      double(topo.link_at(v, p).rate) * 1e-9, s.tx_bytes, s.tx_data_bytes,
+                      100 * double(s.busy) / span, s.max_queue_bytes, s.queue_byte_ps / span,
+                      s.ecn_marks, s.drops, s.pauses_sent, s.pauses_received, us(s.paused));
     }
   }
   return out;

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "tools/csv.hpp"
 #include "tools/scenario.hpp"
 #include "tools/yaml_section.hpp"
 
@@ -42,16 +43,6 @@ std::vector<std::string> read_values(const Section& where, const YAML::Node& lis
     out.push_back(v);
   }
   return out;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string key_of(const std::string& assignment) {

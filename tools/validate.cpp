@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tools/csv.hpp"
+
 namespace fabricsim::tools {
 
 namespace fs = std::filesystem;
@@ -136,9 +138,9 @@ std::string validation_csv_header() {
 std::string validation_csv(const ValidationResult& r) {
   std::string out;
   for (const ValidationRow& row : r.rows) {
-    out += fmt::format("{},{},{},{},{},{:.4f},{:.4f},{},{},{},{}\n", r.entry.dataset, r.collective,
-                       r.ranks, r.nodes, row.measured.bytes, row.measured.busbw_gbps,
-                       row.simulated.busbw_gbps,
+    out += fmt::format("{},{},{},{},{},{:.4f},{:.4f},{},{},{},{}\n", csv_field(r.entry.dataset),
+                       csv_field(r.collective), r.ranks, r.nodes, row.measured.bytes,
+                       row.measured.busbw_gbps, row.simulated.busbw_gbps,
                        row.measured.busbw_gbps > 0 ? fmt::format("{:.4f}", row.rel_error()) : "",
                        collectives::name(row.simulated.algo),
                        collectives::name(row.simulated.proto), row.simulated.channels);
