@@ -20,11 +20,13 @@ double busbw_factor(Op op, int n_ranks) {
 }
 
 double algbw_gbps(std::uint64_t bytes, double seconds) {
-  return static_cast<double>(bytes) / seconds / 1e9;
+  // A collective that moves nothing (one rank, zero bytes) takes no time and has no rate.
+  return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0;
 }
 
 double busbw_gbps(Op op, int n_ranks, std::uint64_t bytes, double seconds) {
-  return algbw_gbps(bytes, seconds) * busbw_factor(op, n_ranks);
+  const double factor = busbw_factor(op, n_ranks);
+  return factor > 0 ? algbw_gbps(bytes, seconds) * factor : 0;
 }
 
 }  // namespace fabricsim::collectives

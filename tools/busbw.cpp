@@ -127,10 +127,13 @@ std::string busbw_header(const NetScenario& ns) {
 }
 
 std::string busbw_line(const CollectiveSection& c, const BusbwRow& row) {
+  // Nothing crosses a link (one rank): no time, so no rate to show.
+  const std::string algbw =
+      row.time_us > 0 ? fmt::format("{:6.2f}", row.algbw_gbps) : fmt::format("{:>6}", "N/A");
   return fmt::format(
-      "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {:6.2f}  {:6.2f}  {:>5}  {:>6}  {:>5}  {:>2}\n",
+      "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {:6.2f}  {:>5}  {:>6}  {:>5}  {:>2}\n",
       row.bytes, row.count, c.dtype, has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1,
-      format_us(row.time_us), row.algbw_gbps, row.busbw_gbps, "N/A", collectives::name(row.algo),
+      format_us(row.time_us), algbw, row.busbw_gbps, "N/A", collectives::name(row.algo),
       collectives::name(row.proto), row.channels);
 }
 
@@ -152,10 +155,11 @@ std::string busbw_csv_header() {
 }
 
 std::string busbw_csv_line(const CollectiveSection& c, const BusbwRow& row) {
-  return fmt::format("{},{},{},{},{},{:.3f},{:.4f},{:.4f},{},{},{}\n", row.bytes, row.count,
-                     c.dtype, has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1,
-                     row.time_us, row.algbw_gbps, row.busbw_gbps, collectives::name(row.algo),
-                     collectives::name(row.proto), row.channels);
+  return fmt::format("{},{},{},{},{},{:.3f},{},{:.4f},{},{},{}\n", row.bytes, row.count, c.dtype,
+                     has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1, row.time_us,
+                     row.time_us > 0 ? fmt::format("{:.4f}", row.algbw_gbps) : std::string(),
+                     row.busbw_gbps, collectives::name(row.algo), collectives::name(row.proto),
+                     row.channels);
 }
 
 }  // namespace fabricsim::tools

@@ -129,4 +129,8 @@ TEST_CASE("a single rank or zero bytes moves nothing", "[collectives]") {
   CHECK(one.steps[0].empty());
   const Plan none = make_plan({.op = Op::AllGather, .bytes = 0}, layout_one_host(4));
   for (const auto& s : none.steps) CHECK(s.empty());
+  // ... so it takes no time, and its bandwidths are 0, never inf or NaN.
+  CHECK(algbw_gbps(1 << 20, 0.0) == 0);
+  CHECK(busbw_gbps(Op::AllReduce, 1, 1 << 20, 0.0) == 0);
+  CHECK(busbw_gbps(Op::AllReduce, 1, 1 << 20, 1e-6) == 0);  // factor 2(n-1)/n = 0
 }

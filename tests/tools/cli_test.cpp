@@ -117,6 +117,15 @@ TEST_CASE("fabricsim busbw prints nccl-tests' table, the same for every thread c
   REQUIRE(tiny.status == 2);  // no size holds a float per rank
 }
 
+TEST_CASE("fabricsim busbw on one GPU prints no inf or nan", "[cli]") {
+  const Out one =
+      run("busbw scenarios/quickstart.yaml --set cluster.hosts=1 --set cluster.host.gpus=1 -b 1KiB "
+          "-e 4KiB");
+  REQUIRE(one.status == 0);
+  REQUIRE_THAT(one.text, !Catch::Contains("inf") && !Catch::Contains("nan"));
+  REQUIRE_THAT(one.text, Catch::Contains("Avg bus bandwidth    : 0.0000"));
+}
+
 TEST_CASE("every collectives scenario shipped runs its smallest size", "[cli]") {
   for (const char* s :
        {"scenarios/quickstart.yaml", "scenarios/validation/h100-sxm5_1node.yaml",
