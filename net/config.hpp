@@ -67,6 +67,10 @@ struct NicConfig {
   // Retransmission timeout: IB local ACK timeout 4.096 us x 2^14 = 67 ms; 14 was NCCL's
   // NCCL_IB_TIMEOUT default before NCCL 2.14 (UNVERIFIED).
   core::Time rto = 4096 * core::kNanosecond * (1 << 14);
+  // Timeouts in a row without progress before the queue pair fails (an error that stops the
+  // run): IBTA Retry Count, a 3-bit field, so at most 7; NCCL_IB_RETRY_CNT default 7 (NCCL
+  // environment-variable documentation).
+  std::uint32_t retry_count = 7;
 };
 
 struct NetworkConfig {

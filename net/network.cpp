@@ -36,6 +36,13 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
         "network.cc=hpcc needs network.routing=ecmp: HPCC's per-hop telemetry assumes one path "
         "per flow, and spray/adaptive routing give each packet its own");
   }
+  if (cfg.sw.buffer_bytes < data_wire_bytes(cfg.nic.mtu)) {
+    // Every full packet would be dropped (lossy) or could never be admitted (PFC).
+    throw std::invalid_argument(fmt::format(
+        "network.buffer ({} bytes) cannot hold one full packet ({} bytes on the wire with "
+        "network.mtu = {})",
+        cfg.sw.buffer_bytes, data_wire_bytes(cfg.nic.mtu), cfg.nic.mtu));
+  }
   if (!cfg.sw.pfc) return;
   if (cfg.sw.pfc_pause_quanta == 0 || cfg.sw.pfc_pause_quanta > 65535) {
     throw std::invalid_argument(

@@ -61,6 +61,12 @@ class LosslessDrop : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A queue pair gave up: retry_count retransmission timeouts in a row without progress.
+class TransportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct FlowResult {
   core::Time start = 0;
   core::Time finish = -1;  // the receiver holds the last byte (-1: not finished)
@@ -190,6 +196,7 @@ class Network {
     core::Time rto_deadline = -1;  // a timeout fires then unless the flow makes progress
     core::Time rto_event_at = -1;  // the pending kRto event, if any
     std::uint64_t posted = 0;      // bytes the sender may send (app flows: posted so far)
+    std::uint32_t retries = 0;     // timeouts in a row without an acknowledged byte
     bool active = false;
   };
   struct alignas(64) RecvState {  // owned by the destination NIC's LP; own cache line, since
@@ -250,6 +257,7 @@ class Network {
   void nic_send_control(Ctx& ctx, NodeId nic, Packet pkt);
   void flow_start(Ctx& ctx, std::uint32_t flow);
   void flow_timeout(Ctx& ctx, std::uint32_t flow);
+  [[noreturn]] void transport_failed(Ctx& ctx, std::uint32_t flow);
   void app_post(Ctx& ctx, std::uint32_t flow, std::uint64_t bytes);
   void note_delivered(Ctx& ctx, NodeId nic, std::uint32_t flow);
 

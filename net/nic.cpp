@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
 #include "net/network.hpp"
 #include "net/wire.hpp"
 
@@ -64,12 +65,27 @@ void Network::flow_timeout(Ctx& ctx, std::uint32_t f) {
     arm_rto(ctx, f);
     return;
   }
-  // No progress for a whole timeout: go back to the first unacknowledged byte.
+  // No progress for a whole timeout: go back to the first unacknowledged byte, at most
+  // retry_count times in a row; then the queue pair fails, as an RC QP does with
+  // IBV_WC_RETRY_EXC_ERR (and NCCL aborts), instead of retrying forever.
   ++results_[f].timeouts;
+  if (++s.retries > cfg_.nic.retry_count) transport_failed(ctx, f);
   s.snd_nxt = s.snd_una;
-  s.rto_deadline = ctx.now() + cfg_.nic.rto;
+  s.rto_deadline = core::later(ctx.now(), cfg_.nic.rto, "a retransmission timeout");
   arm_rto(ctx, f);
   try_transmit(ctx, ctx.node(), 0);
+}
+
+void Network::transport_failed(Ctx& ctx, std::uint32_t f) {
+  const SendState& s = send_[f];
+  throw TransportError(fmt::format(
+      "flow {} ({} -> {}) failed at {:.3f} us: {} retransmission timeouts of {:.3f} us in a row "
+      "without an acknowledged byte (stuck at byte {} of {}), past network.retry_count = {}. "
+      "Likely causes: a lossy buffer too small for the burst, network.rto shorter than the round "
+      "trip, or a link so slow that one packet outlasts the timeout",
+      f, topo_.nodes[topo_.nics[flows_[f].src_nic]].name,
+      topo_.nodes[topo_.nics[flows_[f].dst_nic]].name, double(ctx.now()) * 1e-6, s.retries,
+      double(cfg_.nic.rto) * 1e-6, s.snd_una, flows_[f].bytes, cfg_.nic.retry_count));
 }
 
 bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
@@ -120,7 +136,7 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     out.ack_req =
         s.snd_nxt >= s.posted || (window && s.snd_nxt - s.snd_una + cfg_.nic.mtu > window);
     if (s.rto_deadline < 0) {
-      s.rto_deadline = now + cfg_.nic.rto;
+      s.rto_deadline = core::later(now, cfg_.nic.rto, "a retransmission timeout");
       arm_rto(ctx, f);
     }
     nic.rr = static_cast<std::uint32_t>(idx + 1);
@@ -258,7 +274,9 @@ void Network::nic_receive_ack(Ctx& ctx, NodeId node, const Packet& pkt) {
       }
       cc::on_ack(s.cc, cfg_.cc, now, info);
     }
-    s.rto_deadline = s.snd_una < s.snd_nxt ? now + cfg_.nic.rto : -1;
+    s.retries = 0;
+    s.rto_deadline =
+        s.snd_una < s.snd_nxt ? core::later(now, cfg_.nic.rto, "a retransmission timeout") : -1;
   }
   if (pkt.type == PacketType::kNack && pkt.seq < s.snd_nxt) s.snd_nxt = pkt.seq;  // go back N
   if (s.snd_una >= size) {

@@ -128,6 +128,10 @@ core::PholdParams read_phold(const Section& ph, const SimulationSection& sim, co
       static_cast<std::uint32_t>(ph.uint("events_per_node", p.events_per_node, 1, 1u << 16));
   p.lookahead = ph.time("lookahead", p.lookahead, 1);
   p.mean_delay = ph.time("mean_delay", p.mean_delay, 0);
+  // Every PHOLD event sends another: without an end the run never stops.
+  if (sim.end == core::kTimeMax) {
+    s.fail_key("end", "must be finite for PHOLD (its events never run out)");
+  }
   p.end = sim.end;
   p.seed = sim.seed;
   p.threads = sim.threads;

@@ -108,6 +108,7 @@ net::NetworkConfig read_network(const Section& s) {
           "mtu",
           "ack_every",
           "rto",
+          "retry_count",
           "nack_interval",
           "out_of_order",
           "buffer",
@@ -158,6 +159,8 @@ net::NetworkConfig read_network(const Section& s) {
   cfg.nic.ack_every =
       static_cast<std::uint32_t>(s.uint("ack_every", def.nic.ack_every, 1, kMaxCount));
   cfg.nic.rto = s.time("rto", def.nic.rto, 1);
+  cfg.nic.retry_count =
+      static_cast<std::uint32_t>(s.uint("retry_count", def.nic.retry_count, 0, 7));
   cfg.nic.nack_interval = s.time("nack_interval", def.nic.nack_interval, 0);
   cfg.nic.out_of_order = s.boolean("out_of_order", def.nic.out_of_order);
 

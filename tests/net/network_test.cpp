@@ -380,3 +380,21 @@ TEST_CASE("DCQCN on a 2:1 fat-tree permutation: busy links, a tail close to HPCC
   // a third busy, the tail near 3x HPCC's).
   REQUIRE(paper.tail > connectx.tail);
 }
+
+TEST_CASE("a queue pair that makes no progress fails after retry_count timeouts", "[net]") {
+  // Lossy, and an egress share too small for one packet: every packet is dropped.
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  cfg.sw.pfc = false;
+  cfg.sw.egress_alpha = 1e-4;
+  cfg.nic.rto = 10 * core::kMicrosecond;
+  const std::vector<FlowSpec> flows{{0, 1, 100'000, 0}};
+  Network net(star(2), cfg, flows);
+  REQUIRE_THROWS_AS(Network(star(2), cfg, flows).run({}), TransportError);
+  REQUIRE_THROWS_WITH(net.run({}), Catch::Contains("flow 0 (host0.nic0 -> host1.nic0)") &&
+                                       Catch::Contains("8 retransmission timeouts") &&
+                                       Catch::Contains("network.retry_count = 7"));
+  // A buffer that cannot hold one packet is refused before any run.
+  cfg.sw.buffer_bytes = 1000;
+  REQUIRE_THROWS_WITH(check_config(star(2), cfg),
+                      Catch::Contains("network.buffer (1000 bytes) cannot hold one full packet"));
+}

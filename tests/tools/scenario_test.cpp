@@ -31,8 +31,14 @@ TEST_CASE("a PHOLD scenario parses with defaults filled in", "[scenario]") {
 
 TEST_CASE("simulation.end: inf reads back what results.json echoes for 'until the end'",
           "[scenario]") {
-  const auto sc = parse_scenario(kGood, "good.yaml", {"simulation.end=inf"});
+  const std::string flows =
+      "cluster: {topology: single, hosts: 2, host: {gpus: 0}, nic_link: {rate: 100Gbps, delay: "
+      "1us}}\nworkload:\n  flows: {pattern: all_to_all, size: 1MB}\n";
+  const auto sc = parse_scenario(flows, "good.yaml", {"simulation.end=inf"});
   REQUIRE(sc.simulation.end == core::kTimeMax);
+  // PHOLD's events never run out: it needs an end.
+  REQUIRE_THROWS_WITH(parse_scenario(kGood, "good.yaml", {"simulation.end=inf"}),
+                      Catch::Contains("must be finite for PHOLD"));
 }
 
 TEST_CASE("command-line overrides beat file values and are validated like them", "[scenario]") {
