@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "core/input_file.hpp"
+
 namespace fabricsim::compute {
 namespace {
 
@@ -193,6 +195,7 @@ std::string_view name(KernelPath p) {
 }
 
 KernelDb KernelDb::load(const std::string& path) {
+  core::check_input_file(path, "kernel-timing database", 256u << 20);
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the kernel-timing database");
   return parse(in, path);

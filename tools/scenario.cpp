@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/input_file.hpp"
 #include "tools/scenario_parts.hpp"
 #include "tools/units.hpp"
 
@@ -249,6 +250,11 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  try {
+    core::check_input_file(path, "scenario file", 16u << 20);
+  } catch (const std::runtime_error& e) {
+    throw ScenarioError(e.what());
+  }
   std::ifstream in(path);
   if (!in) throw ScenarioError(path + ": cannot open the scenario file");
   std::stringstream buf;

@@ -8,6 +8,7 @@
 
 #include "compute/gpu.hpp"
 #include "compute/kernel_db.hpp"
+#include "core/input_file.hpp"
 #include "tools/scenario_parts.hpp"
 #include "workload/aicb_import.hpp"
 #include "workload/training_run.hpp"
@@ -86,6 +87,13 @@ workload::ModelSpec read_model(const Section& t) {
   }
   const std::string name = t.text("model");
   for (const fs::path& p : model_candidates(name, t.context().file)) {
+    std::error_code ec;
+    if (!fs::exists(p, ec)) continue;
+    try {
+      core::check_input_file(p.string(), "model file", 16u << 20);
+    } catch (const std::runtime_error& e) {
+      t.fail_key("model", e.what());
+    }
     std::ifstream in(p);
     if (!in) continue;
     std::stringstream buf;
@@ -122,6 +130,11 @@ TrainingSection read_import(const Section& t, const net::Topology& topo) {
   const std::string name = t.text("import");
   const fs::path p = fs::path(name).is_absolute() ? fs::path(name)
                                                   : fs::path(t.context().file).parent_path() / name;
+  try {
+    core::check_input_file(p.string(), "workload import", 1ULL << 30);
+  } catch (const std::runtime_error& e) {
+    t.fail_key("import", e.what());
+  }
   std::ifstream in(p);
   if (!in) t.fail_key("import", fmt::format("cannot open '{}'", p.string()));
   try {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/input_file.hpp"
 #include "tools/csv.hpp"
 
 namespace fabricsim::tools {
@@ -55,6 +56,11 @@ std::vector<ValidationEntry> load_manifest(const std::string& path) {
 }
 
 std::vector<Measured> load_measured(const std::string& csv_path) {
+  try {
+    core::check_input_file(csv_path, "measurements", 64u << 20);
+  } catch (const std::runtime_error& e) {
+    throw ScenarioError(e.what());
+  }
   std::ifstream in(csv_path);
   if (!in) throw ScenarioError(csv_path + ": cannot open the measurements");
   std::string line;

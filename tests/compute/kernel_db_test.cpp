@@ -156,6 +156,8 @@ TEST_CASE("kernel db: bad files name the line and the column", "[compute]") {
   std::istringstream bad_header("gpu,op\n");
   REQUIRE_THROWS_WITH(KernelDb::parse(bad_header, "h.csv"), Catch::Contains("h.csv:1: the header"));
   REQUIRE_THROWS_WITH(KernelDb::load("no/such/file.csv"), Catch::Contains("cannot open"));
+  REQUIRE_THROWS_WITH(KernelDb::load("/dev/zero"), Catch::Contains("not a regular file"));
+  REQUIRE_THROWS_WITH(KernelDb::load("compute"), Catch::Contains("it is a directory"));
 }
 
 TEST_CASE("kernel db: the shipped database answers every path for the training kernels",

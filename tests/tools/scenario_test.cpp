@@ -80,4 +80,11 @@ TEST_CASE("bad scenarios name the file, line, column and key", "[scenario]") {
   }
   REQUIRE_THROWS_WITH(tools::load_scenario("no/such/file.yaml"),
                       Catch::Contains("cannot open the scenario file"));
+  // A device or a directory is not read forever nor taken for an empty file.
+  REQUIRE_THROWS_WITH(tools::load_scenario("/dev/zero"),
+                      Catch::Contains("/dev/zero: cannot open the scenario file: it is not a "
+                                      "regular file"));
+  REQUIRE_THROWS_WITH(
+      tools::load_scenario("scenarios"),
+      Catch::Contains("scenarios: cannot open the scenario file: it is a directory"));
 }
