@@ -2,6 +2,7 @@
 // become --set overrides of the `collectives` section, so they are checked the same way.
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,10 @@ int cmd_busbw(const std::vector<std::string>& args) {
                  "allreduce}' (and cluster.host.gpu)\n",
                  scenario.c_str());
     return 2;
+  }
+  if (!csv.empty()) {
+    const std::filesystem::path parent = std::filesystem::path(csv).parent_path();
+    check_writable_dir(parent.empty() ? "." : parent.string());
   }
   return print_busbw(sc, csv, "", quiet);
 }

@@ -49,6 +49,7 @@ int cmd_run(const std::vector<std::string>& args) {
   // Checked as the scenario key is: 0, -1 or "two" get its message.
   if (!threads.empty()) sets.push_back("simulation.threads=" + threads);
   const Scenario sc = load_scenario(scenario, sets);
+  if (!out_dir.empty()) check_writable_dir(out_dir);
   spdlog::info("loaded {}", sc.path);
   // On stdout with the summary, so that sweep workers (which run such files) keep stderr for
   // real problems.

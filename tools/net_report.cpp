@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -124,12 +126,32 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   if (final_path.has_parent_path()) fs::create_directories(final_path.parent_path(), ec);
   const fs::path tmp = final_path.string() + ".tmp";
   {
+    errno = 0;
     std::ofstream out(tmp, std::ios::binary);
     out << text;
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    // A full disk may only show when the last block is flushed.
+    out.close();
+    if (!out) {
+      const std::string why = errno ? std::strerror(errno) : "write failed";
+      fs::remove(tmp, ec);
+      throw std::runtime_error("cannot write " + tmp.string() + ": " + why);
+    }
   }
   fs::rename(tmp, final_path, ec);
   if (ec) throw std::runtime_error("cannot write " + final_path.string() + ": " + ec.message());
+}
+
+void check_writable_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create the output folder " + dir + ": " + ec.message());
+  if (!fs::is_directory(dir, ec)) {
+    throw std::runtime_error("the output folder " + dir + " is not a directory");
+  }
+  // Probe before the run, so that minutes of simulation are not lost to a read-only folder.
+  write_file_atomically((fs::path(dir) / ".fabricsim-write-test").string(), "ok\n");
+  fs::remove(fs::path(dir) / ".fabricsim-write-test", ec);
 }
 
 void write_atomically(const std::string& dir, const std::string& name, const std::string& text) {

@@ -20,5 +20,7 @@ std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r);
 void write_atomically(const std::string& dir, const std::string& name, const std::string& text);
 // The same for one file path (its folder is created).
 void write_file_atomically(const std::string& path, const std::string& text);
+// Creates `dir` and checks that a file can be written there; throws with the OS's reason.
+void check_writable_dir(const std::string& dir);
 
 }  // namespace fabricsim::tools

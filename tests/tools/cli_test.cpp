@@ -58,6 +58,13 @@ TEST_CASE("fabricsim run reports bad input without crashing", "[cli]") {
   REQUIRE_THAT(bad.text, Catch::Contains("has no unit"));
   const Out level = run("--log-level loud run scenarios/examples/incast_hpcc.yaml");
   REQUIRE(level.status == 2);
+  // An output folder that cannot be written fails at once, with the OS's reason, before any
+  // simulation runs.
+  const Out out = run("run scenarios/examples/incast_hpcc.yaml --out README.md/x");
+  REQUIRE(out.status == 1);
+  REQUIRE_THAT(out.text, Catch::Contains("cannot create the output folder README.md/x: Not a "
+                                         "directory"));
+  REQUIRE_THAT(out.text, !Catch::Contains("flows "));
   const Out zero = run("run scenarios/examples/incast_hpcc.yaml --threads 0");
   REQUIRE(zero.status == 1);
   REQUIRE_THAT(zero.text, Catch::Contains("'simulation.threads' must be between 1 and 1024"));
