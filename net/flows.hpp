@@ -19,4 +19,27 @@ std::vector<FlowSpec> permutation(std::uint32_t nics, std::uint64_t bytes, core:
 // Every NIC sends `bytes` to every other NIC.
 std::vector<FlowSpec> all_to_all(std::uint32_t nics, std::uint64_t bytes, core::Time start);
 
+// A flow-size distribution as a piecewise-linear CDF (the form of the published web-search and
+// Hadoop workloads): sizes in bytes and cumulative fractions, both strictly increasing, from
+// fraction 0 to fraction 1.
+class FlowSizeCdf {
+ public:
+  // Throws std::invalid_argument saying which point breaks the rules.
+  explicit FlowSizeCdf(std::vector<std::pair<double, double>> points);
+  double mean() const;            // bytes
+  double sample(double u) const;  // the size at cumulative fraction u in [0, 1)
+
+ private:
+  std::vector<std::pair<double, double>> points_;
+};
+
+// Open-loop Poisson arrivals (as HPCC's traffic_gen.py): each NIC starts flows with exponential
+// gaps so that it offers `load` x its line rate on average, each of a size drawn from `sizes`
+// (at least one byte) to a NIC drawn uniformly among the others, from `start` until
+// `start + duration`. Sorted by start time; the same for the same seed. Throws
+// std::length_error when more than `max_flows` are expected.
+std::vector<FlowSpec> poisson(const Topology& topo, const FlowSizeCdf& sizes, double load,
+                              core::Time start, core::Time duration, std::uint64_t seed,
+                              std::uint64_t max_flows);
+
 }  // namespace fabricsim::net

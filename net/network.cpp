@@ -151,16 +151,28 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     }
     results_[f].start = fs.start;
     // Unloaded round trip: a full data packet out and an ACK back over the shortest path.
-    core::Time rtt = 0;
+    // Unloaded FCT: the first packet crosses every hop store-and-forward, the rest follow at
+    // the slowest hop's rate (the reference of FCT slowdown, as HPCC's fct analysis).
+    core::Time rtt = 0, first = 0;
+    Bps slowest = 0;
+    const std::uint32_t first_payload =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.nic.mtu, fs.bytes));
     NodeId at = topo_.nics[fs.src_nic];
     while (at != topo_.nics[fs.dst_nic]) {
       const PortId p = routes_.next_hops(at, fs.dst_nic)[0];
       const Link& l = topo_.link_at(at, p);
       rtt += 2 * l.delay + serialization(data_wire_bytes(cfg_.nic.mtu), l.rate) +
              serialization(kAckWireBytes, l.rate);
+      first += l.delay + serialization(data_wire_bytes(first_payload), l.rate);
+      slowest = slowest ? std::min(slowest, l.rate) : l.rate;
       at = topo_.peer(at, p);
     }
     base_rtt_[f] = rtt;
+    const std::uint64_t full = (fs.bytes - first_payload) / cfg_.nic.mtu;
+    const std::uint64_t tail = (fs.bytes - first_payload) % cfg_.nic.mtu;
+    const std::uint64_t rest_wire =
+        full * data_wire_bytes(cfg_.nic.mtu) + (tail ? data_wire_bytes(std::uint32_t(tail)) : 0);
+    results_[f].ideal = first + serialization(rest_wire, slowest);
   }
 }
 

@@ -71,9 +71,11 @@ struct FlowResult {
   core::Time start = 0;
   core::Time finish = -1;  // the receiver holds the last byte (-1: not finished)
   core::Time acked = -1;   // the sender has the last ACK
+  core::Time ideal = 0;    // FCT alone on the idle network (the reference of FCT slowdown)
   std::uint64_t retransmitted_bytes = 0;
   std::uint32_t timeouts = 0;
   core::Time fct() const { return finish < 0 ? -1 : finish - start; }
+  double slowdown() const { return double(fct()) / double(ideal); }
 };
 
 // Counters of one port (one direction of a link: what this port sends).

@@ -84,8 +84,9 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!out_dir.empty()) {
     write_atomically(out_dir, "flows.csv", flows_csv(ns.topology, ns.flows, r));
     write_atomically(out_dir, "ports.csv", ports_csv(ns.topology, r));
+    write_atomically(out_dir, "fct_slowdown.csv", fct_slowdown_csv(ns.flows, r));
     write_atomically(out_dir, "results.json", results_json(sc, r));
-    std::printf("wrote %s/{flows.csv,ports.csv,results.json}\n", out_dir.c_str());
+    std::printf("wrote %s/{flows.csv,ports.csv,fct_slowdown.csv,results.json}\n", out_dir.c_str());
   }
   return 0;
 }

@@ -25,7 +25,47 @@ double percentile(std::vector<double> v, double q) {
   return v[i];
 }
 
+// Size classes of FCT slowdown: the decades HPCC's and DCQCN's evaluations plot.
+struct SizeClass {
+  const char* name;
+  std::uint64_t below;  // bytes
+};
+constexpr SizeClass kSizeClasses[] = {{"<10KB", 10'000},
+                                      {"10KB-100KB", 100'000},
+                                      {"100KB-1MB", 1'000'000},
+                                      {"1MB-10MB", 10'000'000},
+                                      {">=10MB", ~0ULL}};
+
+struct SlowdownClass {
+  const char* name;
+  std::vector<double> slowdowns;
+};
+
+std::vector<SlowdownClass> slowdown_classes(const std::vector<net::FlowSpec>& flows,
+                                            const net::NetworkResult& r) {
+  std::vector<SlowdownClass> out;
+  for (const SizeClass& c : kSizeClasses) out.push_back({c.name, {}});
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    if (r.flows[f].finish < 0) continue;
+    std::size_t c = 0;
+    while (flows[f].bytes >= kSizeClasses[c].below) ++c;
+    out[c].slowdowns.push_back(r.flows[f].slowdown());
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string fct_slowdown_csv(const std::vector<net::FlowSpec>& flows, const net::NetworkResult& r) {
+  std::string out = "size_class,flows,slowdown_p50,slowdown_p95,slowdown_p99,slowdown_max\n";
+  for (const SlowdownClass& c : slowdown_classes(flows, r)) {
+    if (c.slowdowns.empty()) continue;
+    out += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f}\n", csv_field(c.name), c.slowdowns.size(),
+                       percentile(c.slowdowns, 0.5), percentile(c.slowdowns, 0.95),
+                       percentile(c.slowdowns, 0.99), percentile(c.slowdowns, 1));
+  }
+  return out;
+}
 
 std::string network_summary(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
                             const net::NetworkResult& r) {
@@ -41,6 +81,27 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
     out += fmt::format("FCT (us)          min {:.2f}  median {:.2f}  p99 {:.2f}  max {:.2f}\n",
                        percentile(fct, 0), percentile(fct, 0.5), percentile(fct, 0.99),
                        percentile(fct, 1));
+  }
+  // FCT slowdown: FCT over the flow's FCT alone on the idle network, by size class when the
+  // flows' sizes span more than one.
+  std::vector<double> slowdowns;
+  for (const net::FlowResult& f : r.flows) {
+    if (f.finish >= 0) slowdowns.push_back(f.slowdown());
+  }
+  if (!slowdowns.empty()) {
+    out += fmt::format("FCT slowdown      p50 {:.2f}  p95 {:.2f}  p99 {:.2f}  max {:.2f}\n",
+                       percentile(slowdowns, 0.5), percentile(slowdowns, 0.95),
+                       percentile(slowdowns, 0.99), percentile(slowdowns, 1));
+    const std::vector<SlowdownClass> classes = slowdown_classes(flows, r);
+    if (std::count_if(classes.begin(), classes.end(),
+                      [](const SlowdownClass& c) { return !c.slowdowns.empty(); }) > 1) {
+      for (const SlowdownClass& c : classes) {
+        if (c.slowdowns.empty()) continue;
+        out += fmt::format("  {:<14}  {:>7} flows  p50 {:7.2f}  p95 {:7.2f}  p99 {:7.2f}\n", c.name,
+                           c.slowdowns.size(), percentile(c.slowdowns, 0.5),
+                           percentile(c.slowdowns, 0.95), percentile(c.slowdowns, 0.99));
+      }
+    }
   }
   // The busiest port, and totals over all ports.
   std::size_t busiest = 0;
@@ -84,18 +145,20 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
 std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
                       const net::NetworkResult& r) {
   std::string out =
-      "flow,src,dst,bytes,start_us,finish_us,fct_us,goodput_gbps,retransmitted_bytes,timeouts\n";
+      "flow,src,dst,bytes,start_us,finish_us,fct_us,goodput_gbps,retransmitted_bytes,timeouts,"
+      "ideal_fct_us,slowdown\n";
   for (std::size_t f = 0; f < flows.size(); ++f) {
     const net::FlowResult& fr = r.flows[f];
     const bool done = fr.finish >= 0;
     out += fmt::format(
-        "{},{},{},{},{:.6f},{},{},{},{},{}\n", f,
+        "{},{},{},{},{:.6f},{},{},{},{},{},{:.6f},{}\n", f,
         csv_field(topo.nodes[topo.nics[flows[f].src_nic]].name),
         csv_field(topo.nodes[topo.nics[flows[f].dst_nic]].name), flows[f].bytes, us(fr.start),
         done ? fmt::format("{:.6f}", us(fr.finish)) : "",
         done ? fmt::format("{:.6f}", us(fr.fct())) : "",
         done ? fmt::format("{:.4f}", double(flows[f].bytes) * 8e3 / double(fr.fct())) : "",
-        fr.retransmitted_bytes, fr.timeouts);
+        fr.retransmitted_bytes, fr.timeouts, us(fr.ideal),
+        done ? fmt::format("{:.4f}", fr.slowdown()) : "");
   }
   return out;
 }

@@ -13,6 +13,8 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
 
 std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
                       const net::NetworkResult& r);
+// FCT slowdown (FCT over the flow's FCT alone on the idle network) by flow-size class.
+std::string fct_slowdown_csv(const std::vector<net::FlowSpec>& flows, const net::NetworkResult& r);
 std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r);
 
 // Writes `text` to dir/name through a temporary file and a rename, so a reader never sees a

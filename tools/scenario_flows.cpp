@@ -1,9 +1,13 @@
 // `workload.flows`: flow patterns on the built cluster's NICs (net/flows.hpp).
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 
+#include "core/input_file.hpp"
 #include "net/flows.hpp"
 #include "tools/scenario_parts.hpp"
 
@@ -23,20 +27,76 @@ std::uint32_t nic_index(const Section& s, const char* key, std::uint32_t nics) {
   return static_cast<std::uint32_t>(v);
 }
 
+// `sizes`: a name of scenarios/workloads/flow_sizes/ (in the working folder or this tree) or a
+// CSV file of `bytes,cumulative_percent` rows ('#' lines are comments), relative to the scenario.
+net::FlowSizeCdf read_sizes(const Section& s) {
+  namespace fs = std::filesystem;
+  const std::string name = s.text("sizes");
+  std::vector<fs::path> candidates;
+  if (name.find('/') != std::string::npos || name.ends_with(".csv")) {
+    const fs::path p(name);
+    if (p.is_absolute()) {
+      candidates.push_back(p);
+    } else {
+      candidates.push_back(fs::path(s.context().file).parent_path() / p);
+      candidates.push_back(p);
+    }
+  } else {
+    for (const fs::path& dir :
+         {fs::path("scenarios/workloads/flow_sizes"),
+          fs::path(FABRICSIM_SOURCE_DIR) / "scenarios/workloads/flow_sizes"}) {
+      candidates.push_back(dir / (name + ".csv"));
+    }
+  }
+  for (const fs::path& p : candidates) {
+    std::error_code ec;
+    if (!fs::exists(p, ec)) continue;
+    try {
+      core::check_input_file(p.string(), "flow-size distribution", 16u << 20);
+    } catch (const std::runtime_error& e) {
+      s.fail_key("sizes", e.what());
+    }
+    std::ifstream in(p);
+    std::vector<std::pair<double, double>> points;
+    std::string line;
+    for (int no = 1; std::getline(in, line); ++no) {
+      if (line.empty() || line[0] == '#' || line.rfind("bytes", 0) == 0) continue;
+      std::istringstream row(line);
+      double bytes = 0, percent = 0;
+      char comma = 0;
+      if (!(row >> bytes >> comma >> percent) || comma != ',') {
+        s.fail_key("sizes", fmt::format("{}:{}: expected 'bytes,cumulative_percent', got '{}'",
+                                        p.string(), no, line));
+      }
+      points.emplace_back(bytes, percent / 100);
+    }
+    try {
+      return net::FlowSizeCdf(std::move(points));
+    } catch (const std::invalid_argument& e) {
+      s.fail_key("sizes", fmt::format("{}: {}", p.string(), e.what()));
+    }
+  }
+  s.fail_key("sizes", fmt::format("'{}' is neither a CSV file nor a distribution of "
+                                  "scenarios/workloads/flow_sizes/ (websearch, fb_hadoop)",
+                                  name));
+}
+
 }  // namespace
 
 std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& topo,
                                       std::uint64_t seed) {
   const auto nics = static_cast<std::uint32_t>(topo.nics.size());
   if (!s.has("pattern")) {
-    s.fail_key("pattern", "is required: one of incast, permutation, all_to_all, list");
+    s.fail_key("pattern", "is required: one of incast, permutation, all_to_all, list, poisson");
   }
   const std::string pattern =
-      s.choice("pattern", std::nullopt, {"incast", "permutation", "all_to_all", "list"});
+      s.choice("pattern", std::nullopt, {"incast", "permutation", "all_to_all", "list", "poisson"});
   // Keys of the other patterns get a pointed message rather than a spelling hint.
   const Section::Foreign foreign = [&](const std::string& key) -> std::string {
     if (key == "receiver" || key == "senders") return "only pattern incast uses it";
     if (key == "list") return "only pattern list uses it";
+    if (key == "load" || key == "sizes" || key == "duration") return "only pattern poisson uses it";
+    if (key == "size" && pattern == "poisson") return "pattern poisson draws them from sizes";
     if (key == "size" || key == "start") return "pattern list gives them per flow";
     return "";
   };
@@ -60,6 +120,24 @@ std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& top
     return out;
   }
 
+  if (pattern == "poisson") {
+    s.only({"pattern", "load", "sizes", "duration", "start"}, foreign);
+    const double load = s.real("load", std::nullopt, 0, 1, true);
+    if (!s.has("sizes")) s.fail_key("sizes", "is required: websearch, fb_hadoop or a CSV file");
+    const net::FlowSizeCdf sizes = read_sizes(s);
+    const core::Time start = s.time("start", 0, 0);
+    const core::Time duration = s.time("duration", std::nullopt, 1);
+    if (nics < 2)
+      s.fail_key("pattern", fmt::format("needs at least 2 NICs, the cluster has {}", nics));
+    try {
+      std::vector<net::FlowSpec> out =
+          net::poisson(topo, sizes, load, start, duration, seed, kMaxFlows);
+      if (out.empty()) s.fail_key("duration", "is too short for a single flow at this load");
+      return out;
+    } catch (const std::length_error& e) {
+      s.fail_key("duration", e.what());
+    }
+  }
   if (pattern == "incast") {
     s.only({"pattern", "size", "start", "receiver", "senders"}, foreign);
   } else {

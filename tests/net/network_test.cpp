@@ -27,6 +27,8 @@ TEST_CASE("one flow on an idle path runs at wire goodput with the path's latency
   const double latency_s = 2e-6 + double(serialization(data_wire_bytes(mtu), kRate)) * 1e-12;
   REQUIRE(fct_s == Approx(double(bytes) * 8 / goodput + latency_s).epsilon(0.01));
   REQUIRE(double(bytes) * 8 / fct_s == Approx(goodput).epsilon(0.01));
+  // Alone on an idle path, a flow takes its unloaded FCT: slowdown 1.
+  REQUIRE(r.flows[0].slowdown() == Approx(1).epsilon(0.005));
   REQUIRE(r.flows[0].retransmitted_bytes == 0);
   REQUIRE(total_drops(r) == 0);
 }
