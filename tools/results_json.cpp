@@ -66,12 +66,21 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
   std::string out = config_json(sc);
   std::size_t done = 0;
   double fct_sum = 0, fct_max = 0;
+  std::vector<double> slowdowns;
   for (const net::FlowResult& f : r.flows) {
     if (f.finish < 0) continue;
     ++done;
     fct_sum += double(f.fct()) * 1e-6;
     fct_max = std::max(fct_max, double(f.fct()) * 1e-6);
+    if (f.ideal > 0) slowdowns.push_back(f.slowdown());
   }
+  std::sort(slowdowns.begin(), slowdowns.end());
+  const auto slowdown_at = [&](double q) {
+    return slowdowns.empty()
+               ? 0.0
+               : slowdowns[std::min(slowdowns.size() - 1,
+                                    std::size_t(q * double(slowdowns.size() - 1) + 0.5))];
+  };
   std::uint64_t drops = 0, marks = 0, pauses = 0;
   for (const net::PortStats& p : r.ports) {
     drops += p.drops;
@@ -82,9 +91,10 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
       "\n  }},\n  \"results\": {{\n    \"flows\": {},\n    \"flows_finished\": {},\n"
       "    \"fct_mean_us\": {:.6f},\n    \"fct_max_us\": {:.6f},\n    \"end_us\": {:.6f},\n"
       "    \"delivered_bytes\": {},\n    \"drops\": {},\n    \"ecn_marks\": {},\n"
-      "    \"pfc_pauses\": {}\n  }},\n",
+      "    \"pfc_pauses\": {},\n    \"fct_slowdown_p50\": {:.4f},\n"
+      "    \"fct_slowdown_p99\": {:.4f}\n  }},\n",
       r.flows.size(), done, done ? fct_sum / double(done) : 0.0, fct_max, double(r.end) * 1e-6,
-      r.delivered, drops, marks, pauses);
+      r.delivered, drops, marks, pauses, slowdown_at(0.5), slowdown_at(0.99));
   const core::KernelStats& k = r.kernel;
   out += fmt::format(
       "  \"kernel\": {{\n    \"events\": {},\n    \"windows\": {},\n    \"threads\": {},\n"

@@ -46,8 +46,9 @@ void check_points(const Sweep& s, const std::string& text, const std::string& na
 
 // The results.json fields that sweep.csv tabulates, in column order: for flows runs and for
 // collectives (busbw) runs.
-inline constexpr std::array<std::string_view, 7> kHeadline = {
-    "flows_finished", "fct_mean_us", "fct_max_us", "end_us", "drops", "ecn_marks", "pfc_pauses"};
+inline constexpr std::array<std::string_view, 9> kHeadline = {
+    "flows_finished", "fct_mean_us", "fct_max_us",       "end_us",          "drops",
+    "ecn_marks",      "pfc_pauses",  "fct_slowdown_p50", "fct_slowdown_p99"};
 inline constexpr std::array<std::string_view, 5> kCollectiveHeadline = {
     "sizes", "avg_busbw_GBps", "max_busbw_GBps", "largest_time_us", "largest_busbw_GBps"};
 

@@ -142,13 +142,15 @@ TEST_CASE("sweep: headline results come from results.json and make one CSV row",
   r.flows.resize(2);
   r.flows[0].start = 0;
   r.flows[0].finish = 2'500'000;  // 2.5 us in ps
+  r.flows[0].ideal = 1'000'000;   // slowdown 2.5
   r.flows[1].finish = -1;
   r.ports.resize(1);
   r.ports[0].drops = 3;
   r.ports[0].ecn_marks = 7;
   r.end = 4'000'000;
   const auto row = tools::read_headline(tools::results_json(sc, r), "r.json");
-  REQUIRE(row == std::vector<std::string>{"1", "2.500000", "2.500000", "4.000000", "3", "7", "0"});
+  REQUIRE(row == std::vector<std::string>{"1", "2.500000", "2.500000", "4.000000", "3", "7", "0",
+                                          "2.5000", "2.5000"});
   REQUIRE_THROWS_WITH(tools::read_headline("{}", "r.json"), Catch::Contains("r.json"));
 
   tools::Sweep s;
@@ -158,7 +160,8 @@ TEST_CASE("sweep: headline results come from results.json and make one CSV row",
   REQUIRE(tools::headline_fields(json).size() == tools::kHeadline.size());
   REQUIRE(tools::sweep_csv(s, tools::headline_fields(json), {row}) ==
           "point,network.cc,\"odd,key\",flows_finished,fct_mean_us,fct_max_us,end_us,drops,"
-          "ecn_marks,pfc_pauses\n1,dcqcn,\"a\"\"b\",1,2.500000,2.500000,4.000000,3,7,0\n");
+          "ecn_marks,pfc_pauses,fct_slowdown_p50,fct_slowdown_p99\n1,dcqcn,\"a\"\"b\",1,2.500000,"
+          "2.500000,4.000000,3,7,0,2.5000,2.5000\n");
 }
 
 TEST_CASE("sweep end to end: -j 2 matches -j 1, and an interrupted sweep resumes", "[sweep][cli]") {
