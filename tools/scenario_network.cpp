@@ -69,11 +69,14 @@ net::cc::HpccParams read_hpcc(const Section& s) {
 }
 
 net::cc::DctcpParams read_dctcp(const Section& s) {
-  s.only({"g", "alpha_init"});
+  s.only({"g", "alpha_init", "form", "rate_ai", "min_rate"});
   const net::cc::DctcpParams d;
   net::cc::DctcpParams p;
   p.g = s.real("g", d.g, 0, 1, true);
   p.alpha_init = s.real("alpha_init", d.alpha_init, 0, 1);
+  p.rate_based = s.choice("form", d.rate_based ? "rate" : "window", {"window", "rate"}) == "rate";
+  p.rate_ai = s.rate("rate_ai", d.rate_ai);
+  p.min_rate = s.rate("min_rate", d.min_rate);
   return p;
 }
 

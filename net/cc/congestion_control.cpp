@@ -135,7 +135,8 @@ Bps rate(const State& s) {
     case Kind::kHpcc:
       return hpcc::rate(s.hpcc, s.path);
     case Kind::kDctcp:
-      return s.path.line_rate;  // ACK-clocked by the window, not paced
+      return s.dctcp.rate_based ? static_cast<Bps>(s.dctcp.rate + 0.5)
+                                : s.path.line_rate;  // the window form is ACK-clocked
     case Kind::kTimely:
       return timely::rate(s.timely);
   }
@@ -153,6 +154,7 @@ std::uint64_t window_bytes(const State& s) {
     case Kind::kHpcc:
       return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(s.hpcc.w + 0.5));
     case Kind::kDctcp:
+      if (s.dctcp.rate_based) return 0;
       return std::max<std::uint64_t>(1, dctcp::window_bytes(s.dctcp));
     default:
       return 0;

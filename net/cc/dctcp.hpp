@@ -6,7 +6,9 @@
 // reduction cuts W to W (1 - alpha/2) and opens a reduction that lasts until everything sent
 // before the cut is acknowledged, so W is cut at most once per window.
 // No slow start: RDMA senders start at line rate, so W starts at the line-rate BDP (as
-// HPCC-ns3 starts its DCTCP QPs at line rate).
+// HPCC-ns3 starts its DCTCP QPs at line rate). The rate form (DctcpParams::rate_based) keeps
+// the same alpha and reduction rule but cuts and raises a paced rate instead of W, adding
+// rate_ai at each window boundary outside a reduction.
 #include <cstdint>
 
 #include "net/cc/feedback.hpp"
@@ -15,7 +17,8 @@
 namespace fabricsim::net::cc {
 
 struct DctcpState {
-  double cwnd = 0;  // bytes
+  double cwnd = 0;  // bytes (window form)
+  double rate = 0;  // bits per second (rate form)
   double alpha = 1.0;
   std::uint64_t window_end = 0;  // alpha is updated when acked_seq reaches this
   std::uint64_t acked = 0;       // bytes acknowledged in the current window
@@ -23,13 +26,14 @@ struct DctcpState {
   std::uint64_t cwr_end = 0;     // reduction ends when acked_seq reaches this
   bool in_cwr = false;
   bool started = false;
+  bool rate_based = false;  // DctcpParams::rate_based, kept for window_bytes()
 };
 
 namespace dctcp {
 
 void init(DctcpState& s, const DctcpParams& p, const Path& path);
 void on_ack(DctcpState& s, const DctcpParams& p, const Path& path, const AckInfo& ack);
-std::uint64_t window_bytes(const DctcpState& s);
+std::uint64_t window_bytes(const DctcpState& s);  // 0 (no window) in the rate form
 
 }  // namespace dctcp
 }  // namespace fabricsim::net::cc

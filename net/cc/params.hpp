@@ -140,8 +140,16 @@ struct HpccParams {
   Bps min_rate = 100'000'000;
 };
 
-// DCTCP (Alizadeh et al., SIGCOMM'10) sender, window in bytes, line-rate pacing.
+// DCTCP (Alizadeh et al., SIGCOMM'10) sender, in one of two forms: TCP's byte window with
+// line-rate pacing (the paper), or RoCE's rate-based DCTCP (HPCC-ns3 HandleAckDctcp): the same
+// alpha, applied to a paced rate that is cut by alpha/2 on an ECN echo outside a reduction and
+// raised by rate_ai once per round trip without one.
 struct DctcpParams {
+  bool rate_based = false;
+  // Rate form: additive increase per round trip, HPCC-ns3 config.txt DCTCP_RATE_AI 1000Mb/s.
+  Bps rate_ai = 1'000'000'000;
+  // Rate form: floor, HPCC-ns3 RdmaHw MinRate default 100 Mb/s.
+  Bps min_rate = 100'000'000;
   // g: paper 1/16; Linux tcp_dctcp.c dctcp_shift_g = 4 (g = 1/2^4); HPCC-ns3 run.py 0.0625.
   double g = 1.0 / 16;
   // Linux tcp_dctcp.c dctcp_alpha_on_init = DCTCP_MAX_ALPHA (alpha starts at 1).

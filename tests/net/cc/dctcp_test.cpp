@@ -140,3 +140,36 @@ TEST_CASE("dctcp: alpha follows the EWMA of the marked fraction", "[cc][dctcp]")
   REQUIRE(seen >= 10);
   REQUIRE(alpha == Approx(1.0 / 3).margin(0.05));
 }
+
+TEST_CASE("dctcp rate form: alpha cuts a paced rate once per window, +rate_ai per clean window",
+          "[cc][dctcp]") {
+  Params p;
+  p.kind = Kind::kDctcp;
+  p.dctcp.rate_based = true;
+  State s;
+  init(s, p, kLine, kRtt, kMtu);
+  REQUIRE(window_bytes(s) == 0);  // paced, no window
+  REQUIRE(rate(s) == kLine);
+  AckInfo a;
+  a.acked_bytes = kMtu;
+  a.acked_seq = kMtu;
+  a.snd_nxt = 10 * kMtu;
+  on_ack(s, p, 0, a);  // opens the first window (alpha updates when byte 10 x MTU is acked)
+  a.ecn_echo = true;
+  a.acked_seq = 2 * kMtu;
+  a.snd_nxt = 11 * kMtu;
+  on_ack(s, p, 0, a);  // first echo: cut by alpha/2 = 1/2, then a reduction until 11 x MTU
+  REQUIRE(rate(s) == kLine / 2);
+  a.acked_seq = 3 * kMtu;
+  on_ack(s, p, 0, a);  // inside the reduction: no second cut
+  REQUIRE(rate(s) == kLine / 2);
+  // The window closes with 2 of its ACKs marked: alpha = (1-g) + g F; the reduction ends at
+  // 11 x MTU, and the first window boundary after it adds rate_ai.
+  a.ecn_echo = false;
+  a.acked_seq = 12 * kMtu;
+  a.snd_nxt = 20 * kMtu;
+  on_ack(s, p, 0, a);
+  const double f = 2.0 / 4.0;  // 2 marked of the window's 4 acknowledged MTUs (boundary included)
+  REQUIRE(s.dctcp.alpha == Approx((1 - p.dctcp.g) * 1.0 + p.dctcp.g * f));
+  REQUIRE(rate(s) == kLine / 2 + p.dctcp.rate_ai);
+}
