@@ -174,6 +174,10 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
         full * data_wire_bytes(cfg_.nic.mtu) + (tail ? data_wire_bytes(std::uint32_t(tail)) : 0);
     results_[f].ideal = first + serialization(rest_wire, slowest);
   }
+  if (hpcc_ && cfg_.cc.hpcc.global_base_rtt && !base_rtt_.empty()) {
+    const core::Time t = *std::max_element(base_rtt_.begin(), base_rtt_.end());
+    std::fill(base_rtt_.begin(), base_rtt_.end(), t);
+  }
 }
 
 NetworkResult Network::run(const RunOptions& opt) {

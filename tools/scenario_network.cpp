@@ -57,7 +57,7 @@ net::cc::DcqcnParams read_dcqcn(const Section& s) {
 }
 
 net::cc::HpccParams read_hpcc(const Section& s) {
-  s.only({"eta", "max_stage", "w_ai_fraction", "min_rate"});
+  s.only({"eta", "max_stage", "w_ai_fraction", "min_rate", "base_rtt"});
   const net::cc::HpccParams d;
   net::cc::HpccParams p;
   p.eta = s.real("eta", d.eta, 0, 1, true);
@@ -65,6 +65,8 @@ net::cc::HpccParams read_hpcc(const Section& s) {
   p.w_ai_fraction = s.real("w_ai_fraction", d.w_ai_fraction, 0, 1);
   if (p.w_ai_fraction >= 1) s.fail_key("w_ai_fraction", "must be below 1 (a fraction of W_init)");
   p.min_rate = s.rate("min_rate", d.min_rate);
+  p.global_base_rtt = s.choice("base_rtt", d.global_base_rtt ? "global" : "per_flow",
+                               {"per_flow", "global"}) == "global";
   return p;
 }
 

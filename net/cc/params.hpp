@@ -138,6 +138,10 @@ struct HpccParams {
   double w_ai_fraction = 4e-4;
   // Window floor expressed as a rate: HPCC-ns3 MinRate default 100 Mb/s.
   Bps min_rate = 100'000'000;
+  // T, the base RTT of W = rate x T: each flow's own unloaded round trip (SimAI GLOBAL_T 0), or
+  // one T for all, the largest of the run's flows (HPCC-ns3 config.txt GLOBAL_T 1 takes the
+  // largest over all host pairs; over the flows it is the same when they span the topology).
+  bool global_base_rtt = false;
 };
 
 // DCTCP (Alizadeh et al., SIGCOMM'10) sender, in one of two forms: TCP's byte window with

@@ -252,6 +252,11 @@ workload:
                                    "t.yaml");
   REQUIRE(hpcc.net->network.cc.hpcc.eta == 0.9);
   REQUIRE(hpcc.net->network.cc.hpcc.max_stage == 0);
+  REQUIRE_FALSE(hpcc.net->network.cc.hpcc.global_base_rtt);
+  const auto global = parse_scenario(cluster("  topology: single\n  hosts: 2\n") +
+                                         "network: {cc: hpcc, hpcc: {base_rtt: global}}\n",
+                                     "t.yaml");
+  REQUIRE(global.net->network.cc.hpcc.global_base_rtt);
   const auto dctcp = parse_scenario(
       cluster("  topology: single\n  hosts: 2\n") + "network: {cc: dctcp, dctcp: {g: 0.5}}\n",
       "t.yaml");
