@@ -15,8 +15,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <boost/program_options.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -94,6 +97,27 @@ struct Worker {
   std::size_t point = 0;
 };
 
+// The running workers' pids, for the signal handler below (0: a free slot; -j is at most 1024).
+std::array<std::atomic<pid_t>, 1024> g_workers{};
+
+// A sweep stopped by a signal (kill, Ctrl-C, a closed terminal, a CI time-out) takes its
+// workers with it, then dies of the same signal: no orphan keeps writing into DIR.
+extern "C" void stop_workers(int sig) {
+  for (std::atomic<pid_t>& w : g_workers) {
+    const pid_t pid = w.load();
+    if (pid > 0) ::kill(pid, SIGTERM);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void track_worker(pid_t pid, pid_t replace) {
+  for (std::atomic<pid_t>& w : g_workers) {
+    pid_t expected = replace;
+    if (w.compare_exchange_strong(expected, pid)) return;
+  }
+}
+
 // Starts `fabricsim run` for one point with its stdout and stderr in files of its folder. The
 // same executable (/proc/self/exe) runs it, so a rebuild during a sweep cannot mix versions.
 pid_t spawn_point(const std::string& scenario, const std::vector<std::string>& sets,
@@ -111,8 +135,16 @@ pid_t spawn_point(const std::string& scenario, const std::vector<std::string>& s
   posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&files, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // The caller blocks stop signals around the spawn; the worker must not inherit that.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, "/proc/self/exe", &files, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &files, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&files);
   if (rc != 0) {
     throw std::runtime_error(fmt::format("cannot start a worker: {}", std::strerror(rc)));
@@ -140,6 +172,7 @@ std::size_t run_points(const Sweep& s, const std::vector<std::size_t>& todo, uns
                        const std::string& scenario, const std::vector<std::string>& base_sets,
                        const fs::path& points) {
   const std::size_t n = s.points.size();
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, stop_workers);
   std::vector<Worker> running;
   std::size_t next = 0, failed = 0;
   while (next < todo.size() || !running.empty()) {
@@ -147,7 +180,14 @@ std::size_t run_points(const Sweep& s, const std::vector<std::size_t>& todo, uns
       const std::size_t i = todo[next++];
       std::vector<std::string> sets = base_sets;
       for (std::string& a : point_sets(s, i)) sets.push_back(std::move(a));
+      // Signals wait until the new worker is tracked, so a stop cannot miss it.
+      sigset_t stops, before;
+      sigemptyset(&stops);
+      for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
+      ::sigprocmask(SIG_BLOCK, &stops, &before);
       running.push_back({spawn_point(scenario, sets, points / point_dir(i)), i});
+      track_worker(running.back().pid, 0);
+      ::sigprocmask(SIG_SETMASK, &before, nullptr);
     }
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, 0);
@@ -158,6 +198,7 @@ std::size_t run_points(const Sweep& s, const std::vector<std::size_t>& todo, uns
     const auto w =
         std::find_if(running.begin(), running.end(), [&](const Worker& x) { return x.pid == pid; });
     if (w == running.end()) continue;
+    track_worker(0, pid);
     const std::size_t i = w->point;
     running.erase(w);
     const fs::path dir = points / point_dir(i);

@@ -28,10 +28,13 @@ inline Topology star(std::uint32_t hosts) {
   return single(p);
 }
 
-inline Topology leaf_spine(std::uint32_t leaves, std::uint32_t hosts_per_leaf) {
+inline Topology leaf_spine(std::uint32_t leaves, std::uint32_t hosts_per_leaf,
+                           double oversubscription = 1, std::uint32_t spines = 0) {
   FatTreeParams p;
   p.leaves = leaves;
   p.hosts_per_leaf = hosts_per_leaf;
+  p.oversubscription = oversubscription;
+  p.spines = spines;
   p.host = plain_host();
   p.nic = {kRate, kDelay};
   p.uplink = {kRate, kDelay};

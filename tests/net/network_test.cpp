@@ -346,15 +346,7 @@ TEST_CASE("spraying reorders packets: go-back-N retransmits, an out-of-order rec
 
 TEST_CASE("DCQCN on a 2:1 fat-tree permutation: busy links, a tail close to HPCC's",
           "[net][incast]") {
-  FatTreeParams ft;
-  ft.leaves = 4;
-  ft.hosts_per_leaf = 8;
-  ft.oversubscription = 2;
-  ft.spines = 4;
-  ft.host = plain_host();
-  ft.nic = {kRate, kDelay};
-  ft.uplink = {kRate, kDelay};
-  const Topology topo = fat_tree(ft);
+  const Topology topo = leaf_spine(4, 8, 2, 4);
   const auto flows = permutation(32, 10'000'000, 0, 1);
   struct Outcome {
     double busiest = 0;  // busy share of the most loaded port over the run

@@ -1,7 +1,10 @@
 #include "tools/sweep.hpp"
 #include "tests/tools/run_cli.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -281,4 +284,43 @@ TEST_CASE("sweep tabulates a training scenario by iteration time", "[sweep][cli]
   // The same work in smaller pieces: equal model FLOPs, a different time.
   REQUIRE(flops[0] == flops[1]);
   REQUIRE(iteration[0] != iteration[1]);
+}
+
+namespace {
+
+// Processes whose command line mentions `needle` (scanning /proc, Linux only).
+int processes_mentioning(const std::string& needle) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.find(needle) != std::string::npos && cmd.find(" run ") == std::string::npos &&
+        cmd.find(std::string("run\0", 4)) != std::string::npos) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("sweep: a killed sweep takes its workers with it", "[sweep][cli]") {
+  const fs::path dir = scratch("killed");
+  // Points long enough to be running when the signal comes (seconds each).
+  const std::string cmd = std::string(FABRICSIM_EXE) +
+                          " sweep tests/data/sweep/slow.yaml -j 2 --out " + dir.string() +
+                          " > /dev/null 2>&1 & echo $!";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  int sweep = 0;
+  REQUIRE(std::fscanf(p, "%d", &sweep) == 1);
+  pclose(p);
+  // Wait (at most 20 s) until both workers run.
+  for (int i = 0; i < 200 && processes_mentioning(dir.string()) < 2; ++i) ::usleep(100'000);
+  REQUIRE(processes_mentioning(dir.string()) == 2);
+  REQUIRE(::kill(sweep, SIGTERM) == 0);
+  for (int i = 0; i < 100 && processes_mentioning(dir.string()) > 0; ++i) ::usleep(100'000);
+  REQUIRE(processes_mentioning(dir.string()) == 0);
 }
