@@ -7,7 +7,7 @@
 namespace fabricsim::net::cc::dcqcn {
 namespace {
 
-constexpr Time kNever = INT64_MAX;
+constexpr Time kNever = core::kTimeMax;
 
 Bps floor_rate(const DcqcnParams& p, const Path& path) {
   return std::min(p.min_rate, path.line_rate);
