@@ -60,9 +60,9 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
       if (cfg.sw.pfc_refresh >= pause) {
         throw std::invalid_argument(fmt::format(
             "network.pfc_refresh ({:.3f} us) must be shorter than one PAUSE ({} quanta = {:.3f} "
-            "us at {} Gb/s, switch {} port {}), or pauses lapse while congested",
+            "us at {} Gb/s, on port {} of switch {}), or pauses lapse while congested",
             double(cfg.sw.pfc_refresh) * 1e-6, cfg.sw.pfc_pause_quanta, double(pause) * 1e-6,
-            double(l.rate) * 1e-9, node.name, p));
+            double(l.rate) * 1e-9, p, node.name));
       }
     }
     if (headroom >= cfg.sw.buffer_bytes) {

@@ -208,7 +208,7 @@ Scenario parse(const std::string& text, ParseContext& ctx,
     net::check_config(net.topology, net.network);
   } catch (const std::invalid_argument& e) {
     const Section n = top.sub("network");
-    n.fail(top.has("network") ? n.node() : top.node(), e.what());
+    n.fail_checked(top.has("network") ? n.node() : top.node(), e.what());
   }
   if ((coll || train) && net.network.nic.out_of_order) {
     top.sub("network").fail_key("out_of_order",

@@ -90,6 +90,10 @@ void Section::fail(const YAML::Node& at, const std::string& what) const {
   throw ScenarioError(fmt::format("{}: {} {}", location(at, path_), name, what));
 }
 
+void Section::fail_checked(const YAML::Node& at, const std::string& what) const {
+  throw ScenarioError(fmt::format("{}: {}", location(at, path_), what));
+}
+
 void Section::fail_key(const char* key, const std::string& what) const {
   const YAML::Node at = has(key) ? node_[key] : node_;
   throw ScenarioError(fmt::format("{}: '{}' {}", location(at, join(key)), join(key), what));

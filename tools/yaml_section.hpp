@@ -46,6 +46,8 @@ class Section {
   ParseContext& context() const { return *ctx_; }
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& what) const;
+  // At `at`, for a message that names its keys itself (checks that span several keys).
+  [[noreturn]] void fail_checked(const YAML::Node& at, const std::string& what) const;
   // At the value of `key` when it is present, else at this section; names path.key.
   [[noreturn]] void fail_key(const char* key, const std::string& what) const;
 

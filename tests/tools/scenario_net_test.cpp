@@ -411,5 +411,5 @@ TEST_CASE("the corpus of bad scenarios is refused with the expected messages", "
     CAPTURE(message);
     CHECK_THAT(message, Catch::Contains(expected));
   }
-  REQUIRE(files >= 30);
+  REQUIRE(files >= 150);
 }
