@@ -260,27 +260,45 @@ TEST_CASE("ECMP spreads a permutation over the spines; spraying spreads it bette
 
 TEST_CASE("network results are identical for every thread count and partition",
           "[net][determinism]") {
-  const Topology topo = leaf_spine(4, 4);
-  const auto flows = permutation(16, 500'000, 0, 9);
-  NetworkConfig cfg = config(cc::Kind::kDcqcn);
-  cfg.sw.routing = Routing::kSpray;  // draws random numbers per packet
-  const NetworkResult ref = Network(topo, cfg, flows).run({1, 1, 3});
-  for (unsigned threads : {1u, 2u, 4u}) {
-    for (std::uint32_t lps : {2u, 8u}) {
-      CAPTURE(threads, lps);
-      const NetworkResult r = Network(topo, cfg, flows).run({lps, threads, 3});
-      REQUIRE(r.kernel.lps > 1);
-      REQUIRE(r.kernel.events == ref.kernel.events);
-      for (std::size_t f = 0; f < flows.size(); ++f) {
-        REQUIRE(r.flows[f].finish == ref.flows[f].finish);
-        REQUIRE(r.flows[f].acked == ref.flows[f].acked);
-      }
-      for (std::size_t p = 0; p < ref.ports.size(); ++p) {
-        REQUIRE(r.ports[p].tx_bytes == ref.ports[p].tx_bytes);
-        REQUIRE(r.ports[p].max_queue_bytes == ref.ports[p].max_queue_bytes);
-        REQUIRE(r.ports[p].ecn_marks == ref.ports[p].ecn_marks);
+  const auto check = [](const Topology& topo, const NetworkConfig& cfg,
+                        const std::vector<FlowSpec>& flows) {
+    const NetworkResult ref = Network(topo, cfg, flows).run({1, 1, 3});
+    for (unsigned threads : {1u, 2u, 4u}) {
+      for (std::uint32_t lps : {2u, 8u}) {
+        CAPTURE(threads, lps);
+        const NetworkResult r = Network(topo, cfg, flows).run({lps, threads, 3});
+        REQUIRE(r.kernel.lps > 1);
+        REQUIRE(r.kernel.events == ref.kernel.events);
+        for (std::size_t f = 0; f < flows.size(); ++f) {
+          REQUIRE(r.flows[f].finish == ref.flows[f].finish);
+          REQUIRE(r.flows[f].acked == ref.flows[f].acked);
+        }
+        for (std::size_t p = 0; p < ref.ports.size(); ++p) {
+          REQUIRE(r.ports[p].tx_bytes == ref.ports[p].tx_bytes);
+          REQUIRE(r.ports[p].max_queue_bytes == ref.ports[p].max_queue_bytes);
+          REQUIRE(r.ports[p].ecn_marks == ref.ports[p].ecn_marks);
+          REQUIRE(r.ports[p].pauses_sent == ref.ports[p].pauses_sent);
+        }
       }
     }
+    return ref;
+  };
+  SECTION("a sprayed permutation under DCQCN (random numbers per packet)") {
+    NetworkConfig cfg = config(cc::Kind::kDcqcn);
+    cfg.sw.routing = Routing::kSpray;
+    check(leaf_spine(4, 4), cfg, permutation(16, 500'000, 0, 9));
+  }
+  SECTION("Poisson flows on a 4:1 fat tree with short PAUSEs (refresh timers, lazy DCQCN cuts)") {
+    NetworkConfig cfg = config(cc::Kind::kDcqcn);
+    cfg.sw.pfc_pause_quanta = 2000;  // 10 us at 100 Gb/s: refreshes every 5 us
+    cfg.sw.pfc_xoff_bytes = 50'000;  // pauses well before DCQCN has settled
+    const Topology topo = leaf_spine(4, 8, 4, 2);
+    const FlowSizeCdf sizes({{1000, 0}, {100'000, 0.5}, {2'000'000, 1}});
+    const NetworkResult ref =
+        check(topo, cfg, poisson(topo, sizes, 1.0, 0, 200 * core::kMicrosecond, 5, 100'000));
+    std::uint64_t pauses = 0;
+    for (const PortStats& p : ref.ports) pauses += p.pauses_sent;
+    REQUIRE(pauses > 0);
   }
 }
 
