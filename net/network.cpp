@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 #include "net/topology/partition.hpp"
@@ -74,10 +77,55 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
   }
 }
 
+namespace {
+
+std::uint64_t default_memory_limit() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) / 4 * 3
+                               : std::uint64_t{16} << 30;
+}
+
+std::atomic<std::uint64_t> g_memory_limit{default_memory_limit()};
+
+}  // namespace
+
+void set_memory_limit(std::uint64_t bytes) {
+  g_memory_limit.store(bytes);
+}
+
+std::uint64_t memory_limit() {
+  return g_memory_limit.load();
+}
+
+void Network::check_memory() const {
+  const std::uint64_t routes = Routes::estimate_bytes(topo_);
+  std::uint64_t ports = 0;
+  for (const Node& n : topo_.nodes) ports += n.ports.size();
+  const std::uint64_t nodes = topo_.nodes.size();
+  const std::uint64_t per_flow = sizeof(FlowSpec) + sizeof(SendState) + sizeof(RecvState) +
+                                 sizeof(FlowResult) + sizeof(core::Time);
+  const std::uint64_t need = routes + ports * (sizeof(Port) + 3 * sizeof(std::uint64_t)) +
+                             nodes * (sizeof(SwitchState) + 64) +
+                             topo_.nics.size() * sizeof(NicState) + flows_.size() * per_flow;
+  if (need <= memory_limit()) return;
+  const auto size = [](std::uint64_t b) {
+    return b >= 1'000'000'000 ? fmt::format("{:.1f} GB", double(b) * 1e-9)
+           : b >= 1'000'000   ? fmt::format("{:.1f} MB", double(b) * 1e-6)
+                              : fmt::format("{} bytes", b);
+  };
+  throw std::length_error(fmt::format(
+      "this network needs about {} ({} of routing tables for {} switches, {} ports, {} flows), "
+      "above the {} limit (--max-memory; default 75% of this machine's memory): make the "
+      "cluster or the flow list smaller",
+      size(need), size(routes), nodes - topo_.nics.size(), ports, flows_.size(),
+      size(memory_limit())));
+}
+
 Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<FlowSpec> flows)
     : topo_(topo), cfg_(cfg), flows_(std::move(flows)) {
   validate(topo_);
   check_config(topo_, cfg_);
+  check_memory();
   routes_ = Routes::build(topo_);
   hpcc_ = cfg_.cc.kind == cc::Kind::kHpcc;
   dcqcn_ = cfg_.cc.kind == cc::Kind::kDcqcn;

@@ -112,6 +112,13 @@ void check_config(const Topology& topo, const NetworkConfig& cfg);
 // rate, plus two full packets.
 std::uint64_t port_headroom(const Link& l, const NetworkConfig& cfg);
 
+// The memory a Network may take. Its constructor estimates what the configuration needs
+// (routing tables, per-port, per-node and per-flow state) and refuses one above the limit
+// instead of exhausting the machine. Default: 75% of physical memory. Set before building
+// networks (the CLI's --max-memory).
+void set_memory_limit(std::uint64_t bytes);
+std::uint64_t memory_limit();
+
 struct RunOptions {
   std::uint32_t lps = 1;
   unsigned threads = 1;
@@ -244,6 +251,7 @@ class Network {
   core::Time pause_time(Bps rate) const;     // what one XOFF pauses the peer for
   core::Time pause_refresh(Bps rate) const;  // how often XOFF is re-sent while congested
   [[noreturn]] void lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt);
+  void check_memory() const;
   void arm_rto(Ctx& ctx, std::uint32_t flow);
   std::uint64_t xoff_threshold(NodeId sw) const;
 

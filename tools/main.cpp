@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "net/network.hpp"
 #include "tools/commands.hpp"
 #include "tools/scenario.hpp"
+#include "tools/units.hpp"
 #include "tools/version.hpp"
 
 namespace po = boost::program_options;
@@ -20,7 +22,8 @@ namespace {
 constexpr const char* kUsage =
     "fabricsim: a packet-level network simulator for LLM-training clusters\n"
     "\n"
-    "usage: fabricsim [--help] [--version] [--log-level LEVEL] <command> [args]\n"
+    "usage: fabricsim [--help] [--version] [--log-level LEVEL] [--max-memory SIZE] <command> "
+    "[args]\n"
     "\n"
     "commands:\n"
     "  run SCENARIO.yaml [--set key=value ...] [--threads N]   run a scenario\n"
@@ -38,10 +41,13 @@ constexpr const char* kUsage =
 int main(int argc, char** argv) {
   try {
     po::options_description global("global options");
-    std::string level = "warn", command;
+    std::string level = "warn", command, max_memory;
     global.add_options()("help,h", "show help")("version", "print the version")(
         "log-level", po::value(&level)->default_value(level),
-        "trace, debug, info, warn, error, critical or off");
+        "trace, debug, info, warn, error, critical or off")(
+        "max-memory", po::value(&max_memory),
+        "refuse networks estimated to need more than this, e.g. 8GiB (default: 75% of the "
+        "machine's memory)");
     po::options_description hidden;
     hidden.add_options()("command", po::value(&command))("args",
                                                          po::value<std::vector<std::string>>());
@@ -68,6 +74,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     spdlog::set_level(lvl);
+    if (!max_memory.empty()) net::set_memory_limit(tools::parse_bytes(max_memory));
     // Everything after the command goes to the command's own parser.
     std::vector<std::string> rest =
         po::collect_unrecognized(parsed.options, po::include_positional);

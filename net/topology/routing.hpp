@@ -30,6 +30,8 @@ class Routes {
   std::uint32_t nic_count() const { return static_cast<std::uint32_t>(nic_node_.size()); }
   // Bytes held by the tables (what matters when choosing this layout over a per-NIC one).
   std::size_t memory_bytes() const;
+  // What build(t) will hold, before building it (the per-(switch, anchor) rows dominate).
+  static std::uint64_t estimate_bytes(const Topology& t);
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;

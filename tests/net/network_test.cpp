@@ -410,3 +410,23 @@ TEST_CASE("a queue pair that makes no progress fails after retry_count timeouts"
   REQUIRE_THROWS_WITH(check_config(star(2), cfg),
                       Catch::Contains("network.buffer (1000 bytes) cannot hold one full packet"));
 }
+
+TEST_CASE("a network estimated above the memory limit is refused before it is built", "[net]") {
+  const std::uint64_t before = memory_limit();
+  REQUIRE(before > 0);
+  // A 3-tier fat tree of k = 16: 320 switches x 128 edge switches of routing rows.
+  KaryFatTreeParams p;
+  p.k = 16;
+  p.host = plain_host();
+  p.nic = p.edge_agg = p.agg_core = {kRate, kDelay};
+  const Topology topo = fat_tree_3tier(p);
+  REQUIRE(Routes::estimate_bytes(topo) >= 320ULL * 128 * 8);
+  set_memory_limit(100'000);
+  REQUIRE_THROWS_WITH(Network(topo, config(cc::Kind::kNone), {{0, 1, 1000, 0}}),
+                      Catch::Contains("routing tables for 320 switches") &&
+                          Catch::Contains("above the 100000 bytes limit (--max-memory"));
+  set_memory_limit(before);
+  REQUIRE_NOTHROW(Network(topo, config(cc::Kind::kNone), {{0, 1, 1000, 0}}));
+  // The estimate is of the right size: the built tables hold no more.
+  REQUIRE(Routes::build(topo).memory_bytes() <= Routes::estimate_bytes(topo) + 64 * 1024);
+}
