@@ -7,7 +7,6 @@
 #include <sstream>
 #include <string>
 
-#include "core/input_file.hpp"
 #include "net/flows.hpp"
 #include "tools/scenario_parts.hpp"
 
@@ -48,14 +47,9 @@ net::FlowSizeCdf read_sizes(const Section& s) {
       candidates.push_back(dir / (name + ".csv"));
     }
   }
-  for (const fs::path& p : candidates) {
-    std::error_code ec;
-    if (!fs::exists(p, ec)) continue;
-    try {
-      core::check_input_file(p.string(), "flow-size distribution", 16u << 20);
-    } catch (const std::runtime_error& e) {
-      s.fail_key("sizes", e.what());
-    }
+  if (const auto found =
+          first_input_file(s, "sizes", candidates, "flow-size distribution", 16u << 20)) {
+    const fs::path& p = *found;
     std::ifstream in(p);
     std::vector<std::pair<double, double>> points;
     std::string line;

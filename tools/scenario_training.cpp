@@ -86,16 +86,10 @@ workload::ModelSpec read_model(const Section& t) {
     return m;
   }
   const std::string name = t.text("model");
-  for (const fs::path& p : model_candidates(name, t.context().file)) {
-    std::error_code ec;
-    if (!fs::exists(p, ec)) continue;
-    try {
-      core::check_input_file(p.string(), "model file", 16u << 20);
-    } catch (const std::runtime_error& e) {
-      t.fail_key("model", e.what());
-    }
+  if (const auto found = first_input_file(t, "model", model_candidates(name, t.context().file),
+                                          "model file", 16u << 20)) {
+    const fs::path& p = *found;
     std::ifstream in(p);
-    if (!in) continue;
     std::stringstream buf;
     buf << in.rdbuf();
     ParseContext ctx;

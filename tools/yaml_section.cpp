@@ -1,5 +1,7 @@
 #include "tools/yaml_section.hpp"
 
+#include "core/input_file.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -316,6 +318,22 @@ std::vector<std::uint32_t> Section::uints(const char* key, std::uint32_t min,
   }
   record(key, "[" + echo + "]", true);
   return out;
+}
+
+std::optional<std::filesystem::path> first_input_file(
+    const Section& s, const char* key, const std::vector<std::filesystem::path>& candidates,
+    const char* what, std::uint64_t max_bytes) {
+  for (const std::filesystem::path& p : candidates) {
+    std::error_code ec;
+    if (!std::filesystem::exists(p, ec)) continue;
+    try {
+      core::check_input_file(p.string(), what, max_bytes);
+    } catch (const std::runtime_error& e) {
+      s.fail_key(key, e.what());
+    }
+    return p;
+  }
+  return std::nullopt;
 }
 
 }  // namespace fabricsim::tools

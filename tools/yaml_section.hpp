@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -90,5 +91,11 @@ class Section {
   ParseContext* ctx_;
   std::string path_;
 };
+
+// The first of `candidates` that exists, checked as an input file of at most `max_bytes`
+// (core::check_input_file; a failure is reported at `key` of `s`); nullopt when none exists.
+std::optional<std::filesystem::path> first_input_file(
+    const Section& s, const char* key, const std::vector<std::filesystem::path>& candidates,
+    const char* what, std::uint64_t max_bytes);
 
 }  // namespace fabricsim::tools
