@@ -20,6 +20,10 @@ std::uint64_t port_headroom(const Link& l, const NetworkConfig& cfg) {
          2 * data_wire_bytes(cfg.nic.mtu);
 }
 
+core::Time pause_duration(const NetworkConfig& cfg, Bps rate) {
+  return serialization(std::uint64_t{cfg.sw.pfc_pause_quanta} * 64, rate);
+}
+
 void check_config(const Topology& topo, const NetworkConfig& cfg) {
   if (const char* bad = cc::validate(cfg.cc)) throw std::invalid_argument(bad);
   if (cfg.nic.mtu == 0) throw std::invalid_argument("network.mtu must be positive");
@@ -59,7 +63,7 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
     for (PortId p = 0; p < node.ports.size(); ++p) {
       const Link& l = topo.link_at(v, p);
       headroom += port_headroom(l, cfg);
-      const core::Time pause = serialization(std::uint64_t{cfg.sw.pfc_pause_quanta} * 64, l.rate);
+      const core::Time pause = pause_duration(cfg, l.rate);
       if (cfg.sw.pfc_refresh >= pause) {
         throw std::invalid_argument(fmt::format(
             "network.pfc_refresh ({:.3f} us) must be shorter than one PAUSE ({} quanta = {:.3f} "
@@ -104,6 +108,8 @@ void Network::check_memory() const {
   const std::uint64_t nodes = topo_.nodes.size();
   const std::uint64_t per_flow = sizeof(FlowSpec) + sizeof(SendState) + sizeof(RecvState) +
                                  sizeof(FlowResult) + sizeof(core::Time);
+  // Per port: its state plus RED thresholds and headroom; per node: switch state plus the
+  // kernel's sequence counter, RNG stream and LP map (~64 bytes).
   const std::uint64_t need = routes + ports * (sizeof(Port) + 3 * sizeof(std::uint64_t)) +
                              nodes * (sizeof(SwitchState) + 64) +
                              topo_.nics.size() * sizeof(NicState) + flows_.size() * per_flow;

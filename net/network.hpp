@@ -108,6 +108,10 @@ struct NetworkResult {
 // routing); throws std::invalid_argument naming the network.* key.
 void check_config(const Topology& topo, const NetworkConfig& cfg);
 
+// How long one XOFF pauses the peer on a link of `rate`: pfc_pause_quanta quanta of 512 bit
+// times (64 bytes) each.
+core::Time pause_duration(const NetworkConfig& cfg, Bps rate);
+
 // PFC headroom a port reserves: what arrives during pfc_headroom_factor one-way delays at line
 // rate, plus two full packets.
 std::uint64_t port_headroom(const Link& l, const NetworkConfig& cfg);
@@ -248,7 +252,6 @@ class Network {
   void switch_dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt);
   void send_pause(Ctx& ctx, NodeId sw, PortId p, bool on);
   void refresh_pause(Ctx& ctx, NodeId sw, PortId p);
-  core::Time pause_time(Bps rate) const;     // what one XOFF pauses the peer for
   core::Time pause_refresh(Bps rate) const;  // how often XOFF is re-sent while congested
   [[noreturn]] void lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt);
   void check_memory() const;

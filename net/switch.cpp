@@ -136,13 +136,8 @@ void Network::switch_dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt) {
   }
 }
 
-core::Time Network::pause_time(Bps rate) const {
-  // A quantum is 512 bit times: 64 bytes.
-  return serialization(std::uint64_t{cfg_.sw.pfc_pause_quanta} * 64, rate);
-}
-
 core::Time Network::pause_refresh(Bps rate) const {
-  return cfg_.sw.pfc_refresh ? cfg_.sw.pfc_refresh : pause_time(rate) / 2;
+  return cfg_.sw.pfc_refresh ? cfg_.sw.pfc_refresh : pause_duration(cfg_, rate) / 2;
 }
 
 void Network::send_pause(Ctx& ctx, NodeId sw, PortId p, bool on) {
@@ -151,7 +146,7 @@ void Network::send_pause(Ctx& ctx, NodeId sw, PortId p, bool on) {
   pause.type = PacketType::kPause;
   pause.wire = kPauseWireBytes;
   const Bps rate = topo_.link_at(sw, p).rate;
-  pause.sent = on ? pause_time(rate) : 0;
+  pause.sent = on ? pause_duration(cfg_, rate) : 0;
   pt.peer_paused = on;
   if (on) {
     ++pt.stats.pauses_sent;

@@ -58,7 +58,7 @@ void increase(DcqcnState& s, const DcqcnParams& p, const Path& path) {
 void cut(DcqcnState& s, const DcqcnParams& p, const Path& path, Time t) {
   settle_alpha(s, p, t);
   if (p.clamp == DcqcnClamp::kAlways ||
-      (p.clamp == DcqcnClamp::kAfterTimerIncrease && s.timer_increased)) {
+      (p.clamp == DcqcnClamp::kAfterTimerIncrease && s.t_stage > 0)) {
     s.rt = s.rc;
   }
   const double factor = std::max(1.0 - s.alpha / 2.0, p.min_dec_factor);
@@ -67,7 +67,6 @@ void cut(DcqcnState& s, const DcqcnParams& p, const Path& path, Time t) {
   s.bytes = 0;
   s.inc_next = t + p.increase_period;
   s.increasing = true;
-  s.timer_increased = false;
 }
 
 }  // namespace
@@ -89,7 +88,6 @@ void advance(DcqcnState& s, const DcqcnParams& p, const Path& path, Time now) {
       cut(s, p, path, cut_t);
     } else {
       ++s.t_stage;
-      s.timer_increased = true;
       increase(s, p, path);
       s.inc_next += p.increase_period;
     }

@@ -27,17 +27,16 @@ struct DcqcnState {
   double alpha = 1.0;
   double alpha_base = 1.0;
   Time alpha_base_time = 0;
-  std::int64_t alpha_n = 0;      // periods of decay applied to `alpha`
-  Time alpha_bump = -1;          // kPeriodic: the boundary that folds in a latched CNP
-  Time check_origin = 0;         // rate-reduce checks at check_origin + k x rate_reduce_period
-  Time cut_at = -1;              // the check that applies a latched CNP
-  Time inc_next = 0;             // next rate-increase timer expiry
-  std::uint32_t t_stage = 0;     // timer expiries since the last cut
-  std::uint32_t bc_stage = 0;    // byte-counter expiries since the last cut
-  std::uint64_t bytes = 0;       // bytes sent towards the next byte-counter expiry
-  bool cnp_seen = false;         // timers run only after the first CNP
-  bool increasing = false;       // rate-increase machinery armed (Rc or Rt below line rate)
-  bool timer_increased = false;  // the timer fired since the last cut (DcqcnClamp)
+  std::int64_t alpha_n = 0;    // periods of decay applied to `alpha`
+  Time alpha_bump = -1;        // kPeriodic: the boundary that folds in a latched CNP
+  Time check_origin = 0;       // rate-reduce checks at check_origin + k x rate_reduce_period
+  Time cut_at = -1;            // the check that applies a latched CNP
+  Time inc_next = 0;           // next rate-increase timer expiry
+  std::uint32_t t_stage = 0;   // timer expiries since the last cut (DcqcnClamp reads it)
+  std::uint32_t bc_stage = 0;  // byte-counter expiries since the last cut
+  std::uint64_t bytes = 0;     // bytes sent towards the next byte-counter expiry
+  bool cnp_seen = false;       // timers run only after the first CNP
+  bool increasing = false;     // rate-increase machinery armed (Rc or Rt below line rate)
 };
 
 namespace dcqcn {

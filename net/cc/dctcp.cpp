@@ -62,7 +62,7 @@ void on_ack(DctcpState& s, const DctcpParams& p, const Path& path, const AckInfo
 }
 
 std::uint64_t window_bytes(const DctcpState& s) {
-  return s.rate_based ? 0 : static_cast<std::uint64_t>(s.cwnd);
+  return static_cast<std::uint64_t>(s.cwnd);
 }
 
 }  // namespace fabricsim::net::cc::dctcp

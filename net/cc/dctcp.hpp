@@ -26,14 +26,14 @@ struct DctcpState {
   std::uint64_t cwr_end = 0;     // reduction ends when acked_seq reaches this
   bool in_cwr = false;
   bool started = false;
-  bool rate_based = false;  // DctcpParams::rate_based, kept for window_bytes()
+  bool rate_based = false;  // DctcpParams::rate_based, for cc::rate() and cc::window_bytes()
 };
 
 namespace dctcp {
 
 void init(DctcpState& s, const DctcpParams& p, const Path& path);
 void on_ack(DctcpState& s, const DctcpParams& p, const Path& path, const AckInfo& ack);
-std::uint64_t window_bytes(const DctcpState& s);  // 0 (no window) in the rate form
+std::uint64_t window_bytes(const DctcpState& s);  // the window form's W
 
 }  // namespace dctcp
 }  // namespace fabricsim::net::cc

@@ -48,8 +48,7 @@ bool same(const DcqcnState& a, const DcqcnState& b) {
          a.alpha_base_time == b.alpha_base_time && a.alpha_n == b.alpha_n &&
          a.alpha_bump == b.alpha_bump && a.check_origin == b.check_origin && a.cut_at == b.cut_at &&
          a.inc_next == b.inc_next && a.t_stage == b.t_stage && a.bc_stage == b.bc_stage &&
-         a.bytes == b.bytes && a.cnp_seen == b.cnp_seen && a.increasing == b.increasing &&
-         a.timer_increased == b.timer_increased;
+         a.bytes == b.bytes && a.cnp_seen == b.cnp_seen && a.increasing == b.increasing;
 }
 
 }  // namespace
@@ -257,7 +256,7 @@ TEST_CASE("dcqcn connectx: Rt follows Rc at a cut only after a timer increase", 
   const Time last_cut = 2 * d.rate_reduce_period;
   // One timer expiry later, fast recovery moves Rc halfway back; the next cut clamps Rt to it.
   advance(s, p, last_cut + d.increase_period);
-  REQUIRE(s.dcqcn.timer_increased);
+  REQUIRE(s.dcqcn.t_stage == 1);  // the timer fired since the last cut
   REQUIRE(rate(s) == std::midpoint(kLine, cut2));
   const Bps before_cut = rate(s);
   const Time t = last_cut + d.increase_period + 1;
@@ -265,7 +264,7 @@ TEST_CASE("dcqcn connectx: Rt follows Rc at a cut only after a timer increase", 
   advance(s, p, next_check(d, t));
   REQUIRE(s.dcqcn.rt == before_cut);
   REQUIRE(rate(s) < before_cut);
-  REQUIRE_FALSE(s.dcqcn.timer_increased);
+  REQUIRE(s.dcqcn.t_stage == 0);
 }
 
 TEST_CASE("dcqcn connectx: alpha moves once per period, up if a CNP came in it", "[cc][dcqcn]") {
