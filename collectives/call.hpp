@@ -43,6 +43,11 @@ struct Hardware {
   bool nvls = false;             // NVSwitch with NVLink SHARP (Hopper+ with NVLS enabled)
   int nvls_channels = 16;        // SM90 default, src/transport/nvls.cc (nccl-facts.md §1)
   double net_overhead_us = 1.0;  // getNetOverhead: Intel/other CPUs (2 on AMD), nccl-facts.md §4
+  // The node's NICs, for communicators across hosts (graph.hpp): 0 = unknown, and such
+  // communicators use max_channels and bw_inter_gbps as given.
+  int nics_per_host = 0;
+  double nic_gbps = 0;  // one NIC's rate, GB/s (NCCL: port speed / 8)
+  double pci_gbps = 0;  // the GPU-NIC PCIe path, GB/s (0: not limiting)
 };
 
 // Communicator rank r is ranks[r].

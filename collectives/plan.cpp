@@ -93,6 +93,8 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads) {
     plan.algo = choice.algo;
     plan.proto = choice.proto;
     plan.channels = call.channels > 0 ? call.channels : choice.channels;
+    plan.channel_gbps = channel_gbps(in, plan.algo, plan.proto, false);
+    plan.channel_net_gbps = channel_gbps(in, plan.algo, plan.proto, true);
   }
   plan.credits = credits(plan.op, plan.algo, plan.proto);
   plan.steps.resize(static_cast<std::size_t>(n));
@@ -104,8 +106,13 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads) {
 
   PlanBuilder b(plan, hosts);
   const auto chunk = [&](bool nvlink) {
-    return call.chunk_bytes > 0 ? call.chunk_bytes
-                                : chunk_payload(plan.op, plan.algo, plan.proto, nvlink);
+    if (call.chunk_bytes > 0) return call.chunk_bytes;
+    std::uint64_t size = chunk_payload(plan.op, plan.algo, plan.proto, nvlink);
+    if (plan.algo == Algo::Tree && plan.proto == Proto::LL128) {
+      size = tree_ll128_chunk(size, call.bytes, plan.channels, n,
+                              static_cast<int>(hosts.ranks.size()));
+    }
+    return size;
   };
   switch (plan.algo) {
     case Algo::Ring:

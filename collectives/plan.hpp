@@ -67,6 +67,10 @@ struct Plan {
   std::uint64_t bytes = 0;
   std::uint64_t slice_bytes = 0;  // the unit one step moves (the last of a loop may be smaller)
   int credits = 1;                // slices in flight per connection (see header comment)
+  // Payload GB/s one channel's thread block moves at most under this protocol, inside a host
+  // and to another host (0: bounded by the links only); tuning.hpp channel_gbps.
+  double channel_gbps = 0;
+  double channel_net_gbps = 0;
   std::vector<Chunk> chunks;
   std::vector<std::vector<Step>> steps;
 };

@@ -1,6 +1,7 @@
 #include "collectives/protocol.hpp"
 
 #include <array>
+#include <bit>
 
 namespace fabricsim::collectives {
 namespace {
@@ -81,6 +82,17 @@ std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink) {
   if (a == Algo::Nvls) return 128ull << 10;
   if (a == Algo::P2P) return p2p_over_nvlink ? 512ull << 10 : 128ull << 10;
   return step_payload(p) * static_cast<std::uint64_t>(chunk_steps(op, a, p));
+}
+
+std::uint64_t tree_ll128_chunk(std::uint64_t chunk, std::uint64_t bytes, int channels, int ranks,
+                               int nodes) {
+  const double ppn = static_cast<double>(ranks) / nodes;
+  const int log_nodes = nodes <= 1 ? 0 : std::bit_width(static_cast<unsigned>(nodes)) - 1;
+  const double steps = 1 + log_nodes + 0.1 * ppn;
+  const auto per_channel = [&] { return bytes / (static_cast<std::uint64_t>(channels) * chunk); };
+  while (static_cast<double>(per_channel()) < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+  while (static_cast<double>(per_channel()) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+  return chunk;
 }
 
 int credits(Op op, Algo a, Proto p) {

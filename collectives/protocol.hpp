@@ -31,6 +31,11 @@ int chunk_steps(Op op, Algo a, Proto p);
 // Payload of one chunk: step_payload x chunk_steps; NVLS uses its own 128 KiB chunk
 // (NCCL_NVLS_CHUNKSIZE) and P2P 512 KiB over NVLink, 128 KiB otherwise (NCCL_P2P_*_CHUNKSIZE).
 std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink);
+// Tree LL128 shrinks its chunk so that a message fills the tree's pipeline: halved while the
+// message is under (1 + log2(nodes) + 0.1 ppn) x 64 / ppn chunks per channel (down to
+// 128 KiB), then x 16 (down to 32 KiB). enqueue.cc calcCollChunking (NVIDIA/nccl @ 5067397c).
+std::uint64_t tree_ll128_chunk(std::uint64_t chunk, std::uint64_t bytes, int channels, int ranks,
+                               int nodes);
 // Slices a connection may have in flight: NCCL_STEPS / slice_steps.
 int credits(Op op, Algo a, Proto p);
 

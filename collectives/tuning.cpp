@@ -5,6 +5,7 @@
 #include <bit>
 #include <string>
 
+#include "collectives/graph.hpp"
 #include "collectives/protocol.hpp"
 
 namespace fabricsim::collectives {
@@ -63,9 +64,26 @@ int log2i(int x) {
   return x <= 1 ? 0 : std::bit_width(static_cast<unsigned>(x)) - 1;
 }
 
+// The channels a communicator runs, and the rings x bandwidth its model counts: across hosts
+// NCCL's network graph (graph.hpp) when the NICs are known; else the hardware's figures.
+struct Channels {
+  int run = 1;
+  int rings = 1;
+  double ring_gbps = 0;
+};
+Channels channels_of(const TuningInput& in) {
+  if (in.n_nodes > 1 && in.hw.nic_gbps > 0) {
+    const NetGraph g = net_graph(in.hw, std::max(1, in.n_ranks / in.n_nodes));
+    return {g.channels, g.rings, g.ring_gbps};
+  }
+  const double bw = in.n_nodes <= 2 ? in.hw.bw_intra_gbps : in.hw.bw_inter_gbps;
+  return {in.hw.max_channels, in.hw.max_channels, bw};
+}
+
 AlgoTime ring_time(const TuningInput& in, Proto p) {
-  const int n = in.n_ranks, nodes = in.n_nodes, nch = in.hw.max_channels;
-  AlgoTime t{Algo::Ring, p, true, nch};
+  const int n = in.n_ranks, nodes = in.n_nodes;
+  const Channels ch = channels_of(in);
+  AlgoTime t{Algo::Ring, p, true, ch.run};
   const bool ar = in.op == Op::AllReduce;
   const bool chain = in.op == Op::Broadcast || in.op == Op::Reduce;
   const int nsteps = ar ? 2 * (n - 1) : chain ? n : n - 1;
@@ -83,29 +101,29 @@ AlgoTime ring_time(const TuningInput& in, Proto p) {
     lat += (nsteps - inter_steps) * intra + inter_steps * inter;
     // Multi-node ring Simple all-reduce plateau (x1.4 Ampere+, x1.9 before).
     if (ar && nodes > 1 && p == Proto::Simple &&
-        in.bytes / static_cast<std::uint64_t>(nch * n) >= 64) {
+        in.bytes / static_cast<std::uint64_t>(ch.run * n) >= 64) {
       lat *= in.hw.arch == Arch::Volta ? 1.9 : 1.4;
     }
   }
-  const double bw = nodes <= 2 ? in.hw.bw_intra_gbps : in.hw.bw_inter_gbps;
-  double bus = nch * bw;
+  double bus = ch.rings * ch.ring_gbps;
   if (p == Proto::LL) bus = std::min(ll_max_bw(in.hw.arch, nodes), 0.5 * bus);
-  if (p == Proto::LL128) bus = std::min(0.92 * bus, nch * per_ch_ring_ll128(in.hw.arch));
+  if (p == Proto::LL128) bus = std::min(0.92 * bus, ch.rings * per_ch_ring_ll128(in.hw.arch));
   t.latency_us = lat;
   t.algbw_gbps = bus * n / std::max(nsteps, 1);
   return t;
 }
 
 AlgoTime tree_time(const TuningInput& in, Proto p) {
-  const int n = in.n_ranks, nodes = in.n_nodes, nch = in.hw.max_channels;
-  AlgoTime t{Algo::Tree, p, in.op == Op::AllReduce, nch};
+  const int n = in.n_ranks, nodes = in.n_nodes;
+  const Channels ch = channels_of(in);
+  const int nch = ch.rings;
+  AlgoTime t{Algo::Tree, p, in.op == Op::AllReduce, ch.run};
   const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
   const int ppn = n / std::max(nodes, 1);
   t.latency_us =
       base_latency_us(Algo::Tree, p) + 2 * ((ppn - 1) * hw_latency_us(Algo::Tree, p, intra_hop) +
                                             log2i(nodes) * hw_latency_us(Algo::Tree, p, Hop::Net));
-  const double bw = nodes <= 2 ? in.hw.bw_intra_gbps : in.hw.bw_inter_gbps;
-  const double bus = nch * bw;
+  const double bus = nch * ch.ring_gbps;
   double tree = 0;
   if (p == Proto::Simple) tree = std::min(0.92 * bus, nch * per_ch_tree(in.hw.arch, nodes));
   if (p == Proto::LL) tree = std::min(bus / 3.8, ll_max_bw(in.hw.arch, nodes));
@@ -168,6 +186,23 @@ int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels) 
     --channels;
   }
   return channels;
+}
+
+double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net) {
+  const Channels ch = channels_of(in);
+  const int nodes = in.n_nodes;
+  const Arch arch = in.hw.arch;
+  const double ll = ll_max_bw(arch, net ? nodes : 1);
+  double total = 0;
+  if (algo == Algo::Ring) {
+    if (proto == Proto::LL) total = ll;
+    if (proto == Proto::LL128) total = ch.rings * per_ch_ring_ll128(arch);
+  } else if (algo == Algo::Tree) {
+    if (proto == Proto::LL) total = ll;
+    if (proto == Proto::LL128) total = ch.rings * per_ch_tree_ll128(arch, nodes);
+    if (proto == Proto::Simple) total = ch.rings * per_ch_tree(arch, nodes);
+  }
+  return total / ch.run;
 }
 
 Choice choose(const TuningInput& in, Algo algo, Proto proto) {

@@ -45,4 +45,11 @@ Choice choose(const TuningInput& in, Algo algo = Algo::Auto, Proto proto = Proto
 // NCCL's post-choice shrink: fewer channels while bytes < channels x threads x threshold.
 int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels);
 
+// Payload one channel (one thread block) moves per second at most, GB/s, under a protocol
+// whose throughput the model caps below the links' (LL, LL128, tree): the cap spread over the
+// channels the communicator runs. 0 when the protocol has no such cap (ring Simple, NVLS).
+// LL's cap depends on the path: NCCL's one-node figure inside a host, its multi-node figure
+// for a step that crosses the network (`net`).
+double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net);
+
 }  // namespace fabricsim::collectives

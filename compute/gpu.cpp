@@ -75,4 +75,17 @@ double nvlink_efficiency(GpuArch arch) {
   return 0.8;
 }
 
+double pcie_gbps(GpuArch arch) {
+  switch (arch) {
+    case GpuArch::Volta:
+      return 12.0;  // Gen3 x16: 16 x 60 / 80
+    case GpuArch::Ampere:
+      return 24.0;  // Gen4 x16: 16 x 120 / 80
+    case GpuArch::Hopper:
+    case GpuArch::Blackwell:
+      return 48.0;  // Gen5 x16: 16 x 240 / 80
+  }
+  return 24.0;
+}
+
 }  // namespace fabricsim::compute

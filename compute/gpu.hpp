@@ -35,4 +35,9 @@ std::string gpu_names();
 // 50 GB/s NVLink 5): the share of NVLink a collective gets.
 double nvlink_efficiency(GpuArch arch);
 
+// The GPU's PCIe x16 link as NCCL's topology rates it (src/graph/topo.cc: lanes x per-lane
+// rate / 80, with 16 GT/s = 120 and 32 GT/s = 240): Gen4 (Volta, Ampere) 24 GB/s, Gen5
+// (Hopper, Blackwell) 48 GB/s. A NIC reached over it sees at most this.
+double pcie_gbps(GpuArch arch);
+
 }  // namespace fabricsim::compute

@@ -87,6 +87,13 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
   hw.bw_intra_gbps = nvlink_gbps / hw.max_channels;
   const double nic_gbps = static_cast<double>(topo.link_at(host.nics.front(), 0).rate) / 8e9;
   hw.bw_inter_gbps = nic_gbps * static_cast<double>(host.nics.size()) / hw.max_channels;
+  // Communicators across hosts take their channels from NCCL's network graph (graph.hpp),
+  // unless the scenario fixes max_channels.
+  if (!c.has("max_channels")) {
+    hw.nics_per_host = static_cast<int>(host.nics.size());
+    hw.nic_gbps = nic_gbps;
+    hw.pci_gbps = compute::pcie_gbps(gpu.arch);
+  }
   const std::string nvls = c.choice("nvls", "auto", {"auto", "on", "off"});
   const bool can_nvls = gpu.nvls && host.intra == net::IntraHost::kNvSwitch;
   if (nvls == "on" && !can_nvls) {

@@ -44,6 +44,8 @@ collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
   out.proto = plans.front().proto;
   out.channels = plans.front().channels;
   out.credits = plans.front().credits;
+  out.channel_gbps = plans.front().channel_gbps;
+  out.channel_net_gbps = plans.front().channel_net_gbps;
   out.slice_bytes = plans.front().slice_bytes;
   out.n_ranks = n_ranks;
   out.steps.resize(static_cast<std::size_t>(n_ranks));
@@ -79,7 +81,7 @@ Time us(double v) {
 }
 
 // Host-agent message types (AppMsg::a).
-enum Msg : std::uint32_t { kBegin, kLaunch, kCredit, kFluidTimer };
+enum Msg : std::uint32_t { kBegin, kLaunch, kCredit, kFluidTimer, kPost };
 
 // What the executor reads and writes of a step while it runs, in one record: a plan's steps
 // are read all over the place (every rank and channel advances at once, so most reads miss the
@@ -109,7 +111,11 @@ struct Conn {
   bool net = false;
   std::uint32_t flow = 0;  // net: the network flow (queue pair)
   Time credit_delay = 0;   // net: a freed slot's trip back to the sender
+  // A send holds its connection this long before its data moves (the GPU's part of a step).
   Time step_latency = 0;
+  // Net: then the proxy and the NIC take this long to put it on the wire; successive sends of
+  // the connection overlap here (the proxy keeps up to NCCL_STEPS sends in flight).
+  Time post_delay = 0;
   double wire_scale = 1.0;  // NVLS: switch transfers run at nvls_efficiency
   // Sender side (its host's events only).
   int freed = 0;
@@ -157,7 +163,19 @@ class Executor final : public net::HostApp {
   // plan and its executor state are never both whole in memory.
   Executor(const net::Topology& topo, Plan& plan, const collectives::RankLayout& layout,
            const ExecParams& params)
-      : topo_(topo), algo_(plan.algo), proto_(plan.proto), credits_(plan.credits), params_(params) {
+      : topo_(topo),
+        algo_(plan.algo),
+        proto_(plan.proto),
+        credits_(plan.credits),
+        net_overhead_us_(layout.hw.net_overhead_us),
+        params_(params) {
+    // GB/s of payload -> wire bytes per ps.
+    const auto wire_rate = [&](double gbps) {
+      return gbps > 0 ? gbps * 1e-3 / collectives::wire_efficiency(plan.proto)
+                      : NvlinkFluid::kUnbounded;
+    };
+    block_rate_ = wire_rate(plan.channel_gbps);
+    block_net_rate_ = wire_rate(plan.channel_net_gbps);
     const std::size_t parts = plan.steps.size();
     if (static_cast<std::size_t>(plan.n_ranks) != layout.ranks.size()) {
       throw std::invalid_argument(
@@ -268,6 +286,9 @@ class Executor final : public net::HostApp {
         unblock(hs, c);
         break;
       }
+      case kPost:
+        net_->post(ctx, conns_[m.b].flow, m.c);
+        break;
       case kFluidTimer:
         if (m.c != hs.fluid_gen) return;  // superseded by a later change
         hs.finished.clear();
@@ -376,6 +397,7 @@ class Executor final : public net::HostApp {
       c.step_latency = params_.fixed_step_latency;
     } else if (params_.latencies && algo_ != collectives::Algo::Nvls) {
       c.step_latency = us(collectives::hw_latency_us(algo_, proto_, hop));
+      if (c.net) net_step_latency(c, pcie ? Hop::PCI : Hop::NVLink);
     }
     if (parts_[from].local == kSwitchEnd || parts_[to].local == kSwitchEnd) {
       c.wire_scale = 1.0 / params_.nvls_efficiency;
@@ -405,6 +427,20 @@ class Executor final : public net::HostApp {
     return c;
   }
 
+  // A step to another host is the GPU's step (its hop latency inside the host, but at least
+  // the proxy's per-step overhead: NCCL's tuning model says inter-node rings "still have to
+  // launch nsteps * net overhead", x3 for Simple; src/graph/tuning.cc, nccl-facts.md §4), then
+  // the proxy and NIC pipeline for the rest of NCCL's network hop latency. The pipeline part
+  // does not hold the connection: the send proxy posts a step as soon as the GPU has written it,
+  // with up to NCCL_STEPS in flight (sendProxyProgress, src/transport/net.cc).
+  void net_step_latency(Conn& c, collectives::Hop gpu_hop) const {
+    using collectives::hw_latency_us;
+    const double overhead = net_overhead_us_ * (proto_ == collectives::Proto::Simple ? 3.0 : 1.0);
+    c.step_latency = us(std::max(hw_latency_us(algo_, proto_, gpu_hop), overhead));
+    c.post_delay =
+        std::max<Time>(0, us(hw_latency_us(algo_, proto_, collectives::Hop::Net)) - c.step_latency);
+  }
+
   // Runs the steps that became ready, then re-arms the NVLink timer once for all the transfers
   // that started or ended in this event.
   void drain(Ctx& ctx, std::uint32_t host) {
@@ -432,8 +468,14 @@ class Executor final : public net::HostApp {
       c.blocked = i;
       return;
     }
-    if (c.step_latency > 0) {
-      net_->host_send(ctx, static_cast<std::uint32_t>(parts_[p].host), c.step_latency,
+    // To another host the thread block writes the step into the proxy's buffer at its own
+    // pace before the proxy can send it.
+    const Time hold =
+        c.step_latency + (c.net && block_net_rate_ < NvlinkFluid::kUnbounded
+                              ? static_cast<Time>(static_cast<double>(s.wire) / block_net_rate_)
+                              : 0);
+    if (hold > 0) {
+      net_->host_send(ctx, static_cast<std::uint32_t>(parts_[p].host), hold,
                       net::AppMsg{kLaunch, p, i});
     } else {
       launch(ctx, static_cast<std::uint32_t>(parts_[p].host), p, i);
@@ -444,13 +486,18 @@ class Executor final : public net::HostApp {
     const StepState& s = parts_[p].steps[i];
     Conn& c = conns_[s.conn];
     if (c.net) {
-      net_->post(ctx, c.flow, s.wire);
+      if (c.post_delay > 0) {
+        net_->host_send(ctx, host, c.post_delay, net::AppMsg{kPost, s.conn, s.wire});
+      } else {
+        net_->post(ctx, c.flow, s.wire);
+      }
       complete(ctx, p, i);
       return;
     }
     HostState& hs = hosts_[host];
     hs.fluid.add(ctx.now(), parts_[p].local, parts_[c.to].local,
-                 static_cast<double>(s.wire) * c.wire_scale, (std::uint64_t{p} << 32) | i);
+                 static_cast<double>(s.wire) * c.wire_scale, (std::uint64_t{p} << 32) | i,
+                 block_rate_);
     hs.fluid_changed = true;
   }
 
@@ -509,6 +556,11 @@ class Executor final : public net::HostApp {
   collectives::Algo algo_;
   collectives::Proto proto_;
   int credits_;
+  double net_overhead_us_;
+  // Wire bytes per ps one channel's thread block moves at most inside a host and to another
+  // host (plan.channel_gbps, channel_net_gbps).
+  double block_rate_ = NvlinkFluid::kUnbounded;
+  double block_net_rate_ = NvlinkFluid::kUnbounded;
   ExecParams params_;
   net::Network* net_ = nullptr;
   std::vector<HostState> hosts_;

@@ -5,7 +5,8 @@
 // connection (sender, receiver, channel) through the NIC of the channel's rail, paced by the
 // network's congestion control. A step starts when its dependencies are done; a send also
 // needs a free slot in the receiver's FIFO (Plan::credits), and the slot's release travels
-// back to the sender as a message with the path's one-way latency.
+// back to the sender as a message with the path's one-way latency. A channel's thread block
+// moves data no faster than the protocol allows it (Plan::channel_gbps).
 #include <cstdint>
 
 #include "collectives/call.hpp"
@@ -28,10 +29,11 @@ struct ExecParams {
   // network overhead of 1 us (getNetOverhead, Intel/other CPUs; nccl-facts.md §4).
   core::Time host_delay = 500 * core::kNanosecond;
   // Charge NCCL's tuning-model latencies: the base latency once at the start, the hardware
-  // latency of the hop before every ring/tree send, NVLS's once (its steps overlap). A send's
-  // latency holds back the next send on its connection: each slice pays its handshake. (Tried:
-  // latency as a pure pipeline delay that lets slices overlap. It made every validation
-  // dataset but one faster than measured, 4 of 21 within the bar instead of 6.)
+  // latency of the hop before every ring/tree send, NVLS's once (its steps overlap). Inside a
+  // host a send's latency holds back the next send on its connection (the channel's thread
+  // block does one step at a time). A send to another host holds its connection only for the
+  // GPU's part (the intra-host hop latency, at least NCCL's per-step proxy overhead); the rest
+  // of the network hop latency is the proxy and NIC pipeline, which overlaps successive sends.
   bool latencies = true;
   // >= 0: every send pays this instead, and no base latency (SimAI's fixed per-step send
   // latency, for like-for-like comparisons with it).

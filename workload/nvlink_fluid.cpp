@@ -14,12 +14,13 @@ NvlinkFluid::NvlinkFluid(int gpus, double bytes_per_ps) : gpus_(gpus), cap_(byte
   }
 }
 
-void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint64_t tag) {
-  if (src == dst || src >= gpus_ || dst >= gpus_) {
-    throw std::logic_error("NvlinkFluid: bad transfer ends");
+void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint64_t tag,
+                      double max_rate) {
+  if (src == dst || src >= gpus_ || dst >= gpus_ || !(max_rate > 0)) {
+    throw std::logic_error("NvlinkFluid: bad transfer ends or rate bound");
   }
   advance(now);
-  active_.push_back({src, dst, std::max(bytes, 0.0), 0.0, tag});
+  active_.push_back({src, dst, std::max(bytes, 0.0), 0.0, max_rate, tag});
   dirty_ = true;
 }
 
@@ -65,6 +66,21 @@ void NvlinkFluid::reshare() {
     if (t.src >= 0) members_[fill_[2 * t.src]++] = i;
     if (t.dst >= 0) members_[fill_[2 * t.dst + 1]++] = i;
   }
+  bounded_.clear();
+  for (std::uint32_t i = 0; i < active_.size(); ++i) {
+    if (active_[i].max_rate < kUnbounded) bounded_.push_back(i);
+  }
+  std::stable_sort(bounded_.begin(), bounded_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return active_[a].max_rate < active_[b].max_rate;
+  });
+  std::size_t next_bounded = 0;
+  const auto fix = [&](std::uint32_t i, double rate) {
+    Transfer& t = active_[i];
+    fixed_[i] = 1;
+    t.rate = rate;
+    if (t.src >= 0) left_cap_[2 * t.src] -= rate, --users_[2 * t.src];
+    if (t.dst >= 0) left_cap_[2 * t.dst + 1] -= rate, --users_[2 * t.dst + 1];
+  };
   std::size_t unfixed = active_.size();
   while (unfixed > 0) {
     int best = -1;
@@ -74,15 +90,20 @@ void NvlinkFluid::reshare() {
       const double s = left_cap_[r] / users_[r];
       if (best < 0 || s < share) best = r, share = s;
     }
+    // A transfer whose own bound is tighter than every port's fair share takes its bound.
+    while (next_bounded < bounded_.size() && fixed_[bounded_[next_bounded]]) ++next_bounded;
+    if (next_bounded < bounded_.size() &&
+        (best < 0 || active_[bounded_[next_bounded]].max_rate < share)) {
+      const std::uint32_t i = bounded_[next_bounded++];
+      fix(i, active_[i].max_rate);
+      --unfixed;
+      continue;
+    }
     for (std::uint32_t k = first_[best]; k < first_[best + 1]; ++k) {
       const std::uint32_t i = members_[k];
       if (fixed_[i]) continue;
-      Transfer& t = active_[i];
-      fixed_[i] = 1;
+      fix(i, share);
       --unfixed;
-      t.rate = share;
-      if (t.src >= 0) left_cap_[2 * t.src] -= share, --users_[2 * t.src];
-      if (t.dst >= 0) left_cap_[2 * t.dst + 1] -= share, --users_[2 * t.dst + 1];
     }
   }
   next_finish_ = core::kTimeMax;

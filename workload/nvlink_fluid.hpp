@@ -21,8 +21,11 @@ class NvlinkFluid {
   // without GPUs takes no transfers).
   NvlinkFluid(int gpus, double bytes_per_ps);
 
-  // Starts a transfer at `now`; `tag` comes back from finish().
-  void add(core::Time now, int src, int dst, double bytes, std::uint64_t tag);
+  // Starts a transfer at `now`; `tag` comes back from finish(). `max_rate` (bytes per ps)
+  // bounds it on its own, below what the ports would give it (the copying thread block's pace).
+  void add(core::Time now, int src, int dst, double bytes, std::uint64_t tag,
+           double max_rate = kUnbounded);
+  static constexpr double kUnbounded = 1e300;
   // When the next transfer completes (kTimeMax when none is active).
   core::Time next_finish() {
     settle();
@@ -37,6 +40,7 @@ class NvlinkFluid {
     int src, dst;
     double left;  // bytes
     double rate;  // bytes per ps
+    double max_rate;
     std::uint64_t tag;
   };
   void advance(core::Time now);
@@ -57,6 +61,7 @@ class NvlinkFluid {
   std::vector<double> left_cap_;
   std::vector<int> users_;
   std::vector<char> fixed_;
+  std::vector<std::uint32_t> bounded_;  // transfers with a rate bound, tightest first
   std::vector<std::uint32_t> first_, fill_, members_;  // per resource: its transfers (CSR)
 };
 

@@ -68,3 +68,21 @@ TEST_CASE("nvlink fluid: a transfer that would end past the largest time is an e
       }(),
       core::HorizonError);
 }
+
+TEST_CASE("a transfer's own rate bound holds it below its fair share; the others take the rest",
+          "[workload]") {
+  NvlinkFluid f(3, 1.0);
+  // Both leave GPU 0 (fair share 0.5 each); the first may not exceed 0.25, so the second gets
+  // the remaining 0.75 of the egress.
+  f.add(0, 0, 1, 250, 1, 0.25);
+  f.add(0, 0, 2, 750, 2);
+  REQUIRE(f.next_finish() == 1000);
+  std::vector<std::uint64_t> done;
+  f.finish(1000, done);
+  REQUIRE(done.size() == 2);
+  // A bound above the fair share changes nothing.
+  f.add(1000, 0, 1, 500, 3, 0.9);
+  f.add(1000, 0, 2, 500, 4);
+  REQUIRE(f.next_finish() == 2000);
+  REQUIRE_THROWS(f.add(2000, 0, 1, 10, 5, 0.0));
+}

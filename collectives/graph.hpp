@@ -1,0 +1,26 @@
+#pragma once
+// NCCL's channel count and per-channel bandwidth for a communicator that spans hosts, as its
+// graph search and connect step produce them (src/graph/search.cc ncclTopoCompute and
+// ncclTopoDupChannels, src/graph/connect.cc ncclTopoPostset; NVIDIA/nccl @ 5067397c):
+//   1. the search runs one ring per NIC the node's GPUs use, at the fastest entry of NCCL's
+//      speed array that the GPU-NIC path carries (the lesser of the NIC's and PCIe's rate);
+//   2. ncclTopoDupChannels doubles those rings (halving their bandwidth) when a ring runs at
+//      >= 25 GB/s, except above SM80 with rings below 50 GB/s and more than 4 of them;
+//   3. connect doubles the channels again (each search ring runs on two channels), and on SM90+
+//      multi-node communicators with rings above 45 GB/s doubles them once more up to 16.
+// The tuning model multiplies the search rings by their bandwidth; the kernels run `channels`.
+#include "collectives/call.hpp"
+
+namespace fabricsim::collectives {
+
+struct NetGraph {
+  int rings = 0;         // rings the search found (after ncclTopoDupChannels)
+  double ring_gbps = 0;  // bandwidth of each (bwIntra = bwInter for these graphs)
+  int channels = 0;      // channels the kernels run (connect's duplication)
+};
+
+// `ranks_per_node` GPUs of each node are in the communicator; Hardware::nics_per_host,
+// nic_gbps and pci_gbps describe the node. Requires nic_gbps > 0.
+NetGraph net_graph(const Hardware& hw, int ranks_per_node);
+
+}  // namespace fabricsim::collectives
