@@ -32,6 +32,8 @@ std::string_view name(Algo algo) {
       return "tree";
     case Algo::Nvls:
       return "nvls";
+    case Algo::NvlsTree:
+      return "nvlstree";
     case Algo::P2P:
       return "p2p";
   }

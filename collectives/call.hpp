@@ -10,7 +10,9 @@ namespace fabricsim::collectives {
 
 enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
 // Auto lets the tuning model (tuning.hpp) decide, as NCCL does when NCCL_ALGO is unset.
-enum class Algo { Auto, Ring, Tree, Nvls, P2P };  // P2P: grouped send/recv (all-to-all)
+// NvlsTree: NVLS inside hosts and a tree between them (multi-node Hopper+). P2P: grouped
+// send/recv (all-to-all).
+enum class Algo { Auto, Ring, Tree, Nvls, NvlsTree, P2P };
 enum class Proto { Auto, LL, LL128, Simple };
 enum class Arch { Volta, Ampere, Hopper, Blackwell };
 enum class IntraLink { NVLink, PCI };

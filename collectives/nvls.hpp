@@ -13,4 +13,12 @@ namespace fabricsim::collectives {
 
 void build_nvls_allreduce(PlanBuilder& b, Plan& plan, const Hosts& hosts, std::uint64_t chunk);
 
+// NVLSTree (NCCL 2.18+, multi-node Hopper+ all-reduce without SHARP switches): inside every
+// host NVLS reduces each head's part into that head; the heads of the same index then reduce
+// up and broadcast down a double binary tree over the hosts through their own NICs (channels
+// alternate the two trees); each head finally stores the result to its host's multicast
+// address. Hosts need the same GPU count; switch agent n + h belongs to host h.
+void build_nvls_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& layout,
+                               const Hosts& hosts, std::uint64_t chunk);
+
 }  // namespace fabricsim::collectives

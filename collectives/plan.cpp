@@ -57,6 +57,20 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
   if (call.algo == Algo::Tree && call.op != Op::AllReduce) {
     fail(call, "the double binary tree runs all-reduce only (as NCCL's model)");
   }
+  if (call.algo == Algo::NvlsTree) {
+    if (call.op != Op::AllReduce) fail(call, "NVLSTree is modeled for all-reduce only");
+    if (!layout.hw.nvls) fail(call, "the hardware has no NVLink SHARP (Hardware::nvls)");
+    if (hosts.ranks.size() < 2) fail(call, "NVLSTree needs ranks on two hosts or more");
+    for (const std::vector<int>& h : hosts.ranks) {
+      if (h.size() != hosts.ranks.front().size() || h.size() < 2) {
+        fail(call, "NVLSTree needs the same GPU count, at least 2, on every host");
+      }
+    }
+    if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
+      fail(call, "NVLSTree supports the Simple protocol only");
+    }
+    if (call.channels == 1) fail(call, "NVLSTree needs at least 2 channels");
+  }
   if (call.algo == Algo::Nvls) {
     if (call.op != Op::AllReduce) fail(call, "NVLS is modeled for all-reduce only");
     if (!layout.hw.nvls) fail(call, "the hardware has no NVLink SHARP (Hardware::nvls)");
@@ -98,9 +112,12 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads) {
   }
   plan.credits = credits(plan.op, plan.algo, plan.proto);
   plan.steps.resize(static_cast<std::size_t>(n));
-  if (plan.algo == Algo::Nvls) {
-    plan.switch_host.push_back(layout.ranks[hosts.ranks.front().front()].host);
-    plan.steps.resize(static_cast<std::size_t>(n) + 1);
+  if (plan.algo == Algo::Nvls || plan.algo == Algo::NvlsTree) {
+    for (const std::vector<int>& h : hosts.ranks) {
+      plan.switch_host.push_back(layout.ranks[h.front()].host);
+      if (plan.algo == Algo::Nvls) break;  // one host
+    }
+    plan.steps.resize(static_cast<std::size_t>(n) + plan.switch_host.size());
   }
   if (n == 1 || call.bytes == 0) return plan;  // nothing moves
 
@@ -130,6 +147,14 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads) {
       break;
     case Algo::Nvls:
       build_nvls_allreduce(b, plan, hosts, chunk(true));
+      break;
+    case Algo::NvlsTree:
+      build_nvls_tree_allreduce(b, plan, layout, hosts,
+                                call.chunk_bytes > 0
+                                    ? call.chunk_bytes
+                                    : nvls_tree_chunk(call.bytes, plan.channels,
+                                                      static_cast<int>(hosts.ranks.front().size()),
+                                                      static_cast<int>(hosts.ranks.size())));
       break;
     case Algo::P2P:
       if (plan.op == Op::AllToAll) {

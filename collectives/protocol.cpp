@@ -79,9 +79,19 @@ int chunk_steps(Op op, Algo a, Proto p) {
 }
 
 std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink) {
-  if (a == Algo::Nvls) return 128ull << 10;
+  if (a == Algo::Nvls || a == Algo::NvlsTree) return 128ull << 10;
   if (a == Algo::P2P) return p2p_over_nvlink ? 512ull << 10 : 128ull << 10;
   return step_payload(p) * static_cast<std::uint64_t>(chunk_steps(op, a, p));
+}
+
+std::uint64_t nvls_tree_chunk(std::uint64_t bytes, int channels, int heads, int nodes) {
+  std::uint64_t chunk = nodes >= 4 ? 65536 : 131072;
+  const std::uint64_t ops =
+      static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(heads);
+  if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
+  if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < ops * chunk && chunk > 32768) chunk = 32768;
+  return chunk;
 }
 
 std::uint64_t tree_ll128_chunk(std::uint64_t chunk, std::uint64_t bytes, int channels, int ranks,
@@ -119,6 +129,7 @@ double hw_latency_us(Algo a, Proto p, Hop h) {
   static constexpr std::array<Row, 3> kRing{Row{0.6, 1.9, 3.4}, Row{1.0, 2.5, 5.7},
                                             Row{2.7, 4.0, 14.0}};
   static constexpr std::array<Row, 3> kNvls{Row{0, 0, 25.0}, Row{0, 0, 0}, Row{0, 0, 18.0}};
+  static constexpr std::array<Row, 3> kNvlsTree{Row{0, 0, 25.0}, Row{0, 0, 0}, Row{0, 0, 20.9}};
   const auto hop = static_cast<std::size_t>(h);
   switch (a) {
     case Algo::Tree:
@@ -127,6 +138,8 @@ double hw_latency_us(Algo a, Proto p, Hop h) {
       return kRing[hop][index(p)];
     case Algo::Nvls:
       return kNvls[hop][index(p)];
+    case Algo::NvlsTree:
+      return kNvlsTree[hop][index(p)];
     default:
       return 0.0;
   }

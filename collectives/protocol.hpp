@@ -36,11 +36,15 @@ std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink);
 // 128 KiB), then x 16 (down to 32 KiB). enqueue.cc calcCollChunking (NVIDIA/nccl @ 5067397c).
 std::uint64_t tree_ll128_chunk(std::uint64_t chunk, std::uint64_t bytes, int channels, int ranks,
                                int nodes);
+// NVLSTree's chunk: NCCL_NVLS_CHUNKSIZE (128 KiB), 64 KiB from 4 nodes on (the tree's maximum,
+// nvls.cc ncclNvlsTuning), cut to 64 / 32 KiB when the message gives each of the channels x
+// heads concurrent operations fewer than 4 / 1 chunks (enqueue.cc calcCollChunking).
+std::uint64_t nvls_tree_chunk(std::uint64_t bytes, int channels, int heads, int nodes);
 // Slices a connection may have in flight: NCCL_STEPS / slice_steps.
 int credits(Op op, Algo a, Proto p);
 
 // Tuning-model latencies in microseconds (src/graph/tuning.cc baseLat / hwLat, 2.30.7;
-// nccl-facts.md §4). Algo::P2P has none in NCCL's model and reports 0.
+// nccl-facts.md §4; NVLSTree NET 20.9 us). Algo::P2P has none in NCCL's model and reports 0.
 double base_latency_us(Algo a, Proto p);
 double hw_latency_us(Algo a, Proto p, Hop h);
 

@@ -40,6 +40,11 @@ double per_ch_tree(Arch a, int nodes) {
                                          Caps{38.7, 41.4, 36.0}, Caps{70, 42.8, 24}};
   return k[arch_index(a)][nodes_index(nodes)];
 }
+double per_ch_nvls_tree(Arch a, int nodes) {
+  static constexpr std::array<Caps, 4> k{Caps{26.5, 18.5, 10}, Caps{24, 23.6, 17.8},
+                                         Caps{0, 57.7, 45.5}, Caps{0, 96, 80}};
+  return k[arch_index(a)][nodes_index(nodes)];
+}
 // NVLS efficiency: Hopper 0.85, Blackwell 0.74 (nccl-facts.md §4).
 double nvls_efficiency(Arch a) {
   return a == Arch::Blackwell ? 0.74 : 0.85;
@@ -154,6 +159,33 @@ AlgoTime nvls_time(const TuningInput& in, Proto p) {
   return t;
 }
 
+// NVLSTree: NVLS inside the hosts, a tree between them. NCCL's busBw is heads x min(NVLS's
+// intra-host figure, the NIC ring speed (x2 on two nodes: both trees' halves cross each NIC
+// once per direction), perChMaxNVLSTreeBw); the intra-host part is the executor's NVLS cost
+// for the reason nvls_time gives. Latency: intraLat + 2 log2(nodes) x interLat.
+AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
+  const int n = in.n_ranks, nodes = in.n_nodes, nch = in.hw.nvls_channels;
+  const int ppn = n / std::max(nodes, 1);
+  AlgoTime t{Algo::NvlsTree, p,
+             in.hw.nvls && p == Proto::Simple && in.op == Op::AllReduce && nodes > 1 && nch >= 2 &&
+                 ppn > 1 && n % nodes == 0,
+             nch};
+  t.latency_us = hw_latency_us(Algo::NvlsTree, p, Hop::NVLink) +
+                 2 * log2i(nodes) * hw_latency_us(Algo::NvlsTree, p, Hop::Net);
+  if (!t.enabled) return t;
+  const int heads = in.hw.nics_per_host > 0 ? std::min(ppn, in.hw.nics_per_host) : ppn;
+  // A head's NIC: the network graph's ring speed, or the hardware's figures when the NICs are
+  // not known.
+  const double nic = in.hw.nic_gbps > 0 ? net_graph(in.hw, ppn).ring_gbps
+                                        : in.hw.bw_inter_gbps * in.hw.max_channels / heads;
+  const double usable = in.hw.max_channels * in.hw.bw_intra_gbps;
+  const double intra = usable * nvls_efficiency(in.hw.arch) * (nch - 1) / nch / (1.0 + 1.0 / ppn);
+  const double per_head = std::min(nic * (nodes <= 2 ? 2 : 1), per_ch_nvls_tree(in.hw.arch, nodes));
+  const double inter = heads * per_head * n / (2.0 * (n - 1));
+  t.algbw_gbps = std::min(intra, inter);
+  return t;
+}
+
 }  // namespace
 
 std::vector<AlgoTime> algo_times(const TuningInput& in) {
@@ -164,6 +196,7 @@ std::vector<AlgoTime> algo_times(const TuningInput& in) {
     out.push_back(ring);
     out.push_back(tree_time(in, p));
     out.push_back(nvls_time(in, p));
+    out.push_back(nvls_tree_time(in, p));
   }
   for (AlgoTime& t : out) {
     t.time_us = t.latency_us + static_cast<double>(in.bytes) / (1000.0 * t.algbw_gbps);
@@ -197,6 +230,12 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net) {
   if (algo == Algo::Ring) {
     if (proto == Proto::LL) total = ll;
     if (proto == Proto::LL128) total = ch.rings * per_ch_ring_ll128(arch);
+  } else if (algo == Algo::NvlsTree) {
+    // perChMaxNVLSTreeBw is bus bandwidth per head; every byte crosses one head's network leg,
+    // so each (channel, head) connection carries algbw / (heads x channels).
+    if (!net || in.n_ranks < 2) return 0;
+    return per_ch_nvls_tree(arch, nodes) * in.n_ranks / (2.0 * (in.n_ranks - 1)) /
+           in.hw.nvls_channels;
   } else if (algo == Algo::Tree) {
     if (proto == Proto::LL) total = ll;
     if (proto == Proto::LL128) total = ch.rings * per_ch_tree_ll128(arch, nodes);

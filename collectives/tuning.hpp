@@ -28,7 +28,7 @@ struct AlgoTime {
   double time_us = 0;
 };
 
-// Every (Ring, Tree, NVLS) x (LL, LL128, Simple) pair, enabled or not.
+// Every (Ring, Tree, NVLS, NVLSTree) x (LL, LL128, Simple) pair, enabled or not.
 std::vector<AlgoTime> algo_times(const TuningInput& in);
 
 struct Choice {
@@ -49,7 +49,7 @@ int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels);
 // whose throughput the model caps below the links' (LL, LL128, tree): the cap spread over the
 // channels the communicator runs. 0 when the protocol has no such cap (ring Simple, NVLS).
 // LL's cap depends on the path: NCCL's one-node figure inside a host, its multi-node figure
-// for a step that crosses the network (`net`).
+// for a step that crosses the network (`net`); NVLSTree's per-head cap bounds its network legs.
 double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net);
 
 }  // namespace fabricsim::collectives

@@ -119,12 +119,14 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   s.op = parse_op(c.choice(
       "op", "allreduce",
       {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"}));
-  const std::string algo = c.choice("algo", "auto", {"auto", "ring", "tree", "nvls", "p2p"});
-  s.algo = algo == "ring"   ? Algo::Ring
-           : algo == "tree" ? Algo::Tree
-           : algo == "nvls" ? Algo::Nvls
-           : algo == "p2p"  ? Algo::P2P
-                            : Algo::Auto;
+  const std::string algo =
+      c.choice("algo", "auto", {"auto", "ring", "tree", "nvls", "nvlstree", "p2p"});
+  s.algo = algo == "ring"       ? Algo::Ring
+           : algo == "tree"     ? Algo::Tree
+           : algo == "nvls"     ? Algo::Nvls
+           : algo == "nvlstree" ? Algo::NvlsTree
+           : algo == "p2p"      ? Algo::P2P
+                                : Algo::Auto;
   const std::string proto = c.choice("proto", "auto", {"auto", "ll", "ll128", "simple"});
   s.proto = proto == "ll"       ? Proto::LL
             : proto == "ll128"  ? Proto::LL128

@@ -260,7 +260,7 @@ class Executor final : public net::HostApp {
     Time start = 0;
     if (params_.latencies && params_.fixed_step_latency < 0) {
       start = us(collectives::base_latency_us(algo_, proto_));
-      if (algo_ == collectives::Algo::Nvls) {
+      if (algo_ == collectives::Algo::Nvls || algo_ == collectives::Algo::NvlsTree) {
         start += us(collectives::hw_latency_us(algo_, proto_, collectives::Hop::NVLink));
       }
     }
@@ -395,9 +395,15 @@ class Executor final : public net::HostApp {
     const Hop hop = c.net ? Hop::Net : pcie ? Hop::PCI : Hop::NVLink;
     if (params_.fixed_step_latency >= 0) {
       c.step_latency = params_.fixed_step_latency;
+    } else if (params_.latencies && algo_ == collectives::Algo::NvlsTree) {
+      // NVLS's latency is paid once at the start; the tree's network hops as any other.
+      if (c.net) net_step_latency(c, 0.0);
     } else if (params_.latencies && algo_ != collectives::Algo::Nvls) {
       c.step_latency = us(collectives::hw_latency_us(algo_, proto_, hop));
-      if (c.net) net_step_latency(c, pcie ? Hop::PCI : Hop::NVLink);
+      if (c.net) {
+        net_step_latency(c,
+                         collectives::hw_latency_us(algo_, proto_, pcie ? Hop::PCI : Hop::NVLink));
+      }
     }
     if (parts_[from].local == kSwitchEnd || parts_[to].local == kSwitchEnd) {
       c.wire_scale = 1.0 / params_.nvls_efficiency;
@@ -433,10 +439,10 @@ class Executor final : public net::HostApp {
   // the proxy and NIC pipeline for the rest of NCCL's network hop latency. The pipeline part
   // does not hold the connection: the send proxy posts a step as soon as the GPU has written it,
   // with up to NCCL_STEPS in flight (sendProxyProgress, src/transport/net.cc).
-  void net_step_latency(Conn& c, collectives::Hop gpu_hop) const {
+  void net_step_latency(Conn& c, double gpu_us) const {
     using collectives::hw_latency_us;
     const double overhead = net_overhead_us_ * (proto_ == collectives::Proto::Simple ? 3.0 : 1.0);
-    c.step_latency = us(std::max(hw_latency_us(algo_, proto_, gpu_hop), overhead));
+    c.step_latency = us(std::max(gpu_us, overhead));
     c.post_delay =
         std::max<Time>(0, us(hw_latency_us(algo_, proto_, collectives::Hop::Net)) - c.step_latency);
   }

@@ -92,6 +92,41 @@ TEST_CASE("NVLS all-reduce reduces in the switch", "[collectives]") {
   }
 }
 
+TEST_CASE("NVLSTree all-reduce: NVLS in every host, trees between the heads", "[collectives]") {
+  for (int hosts : {2, 3, 4, 5}) {
+    for (int ppn : {2, 4}) {
+      for (int channels : {2, 3}) {
+        Call call{.op = Op::AllReduce,
+                  .bytes = 1 << 20,
+                  .algo = Algo::NvlsTree,
+                  .channels = channels,
+                  .chunk_bytes = 16384};
+        const RankLayout layout = layout_hosts(hosts * ppn, ppn, true);
+        check_semantics(call, layout);
+        const Plan plan = make_plan(call, layout);
+        CHECK(plan.switch_host.size() == static_cast<std::size_t>(hosts));
+      }
+    }
+  }
+}
+
+TEST_CASE("NVLSTree sends each head's share across the network once up and once down",
+          "[collectives]") {
+  // Two hosts: one tree edge per head index and channel; every byte of the buffer crosses it
+  // once reduced (up) and once summed (down).
+  const int hosts = 2, ppn = 4;
+  const std::uint64_t s = 1 << 20;
+  Call call{.op = Op::AllReduce, .bytes = s, .algo = Algo::NvlsTree, .channels = 2};
+  const Plan plan = make_plan(call, layout_hosts(hosts * ppn, ppn, true));
+  std::uint64_t across = 0;
+  for (int r = 0; r < hosts * ppn; ++r) {
+    for (const Step& st : plan.steps[r]) {
+      if (st.dir == Dir::Send && st.rail != kNoRail) across += st.bytes;
+    }
+  }
+  CHECK(across == 2 * s);
+}
+
 TEST_CASE("all-to-all and send/recv deliver every block", "[collectives]") {
   for (int n : kSizes) {
     for (int channels : {1, 2}) {

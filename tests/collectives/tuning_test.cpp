@@ -58,6 +58,15 @@ TEST_CASE("small messages pick LL, large ones Simple or NVLS", "[collectives]") 
   in.n_nodes = 2;  // NVLS across hosts is not offered
   in.n_ranks = 16;
   CHECK(choose(in).algo != Algo::Nvls);
+  // NVLSTree is, once the NICs are known (NCCL's model: 8 heads x min(2 x 48, 57.7) GB/s of bus
+  // bandwidth beats the ring's 8 x 48 on two H100 nodes with 400G NICs).
+  in.hw.nics_per_host = 8;
+  in.hw.nic_gbps = 50;
+  in.hw.pci_gbps = 48;
+  CHECK(choose(in).algo == Algo::NvlsTree);
+  in.hw.nvls = false;
+  CHECK(choose(in).algo == Algo::Ring);
+  in.hw.nvls = true;
   in.op = Op::AllGather;
   CHECK(choose(in).algo == Algo::Ring);
   CHECK_THROWS_AS(choose(in, Algo::Tree), PlanError);
@@ -105,6 +114,24 @@ TEST_CASE("impossible requests are errors, never fallbacks", "[collectives]") {
       PlanError);
   CHECK_THROWS_AS(make_plan({.op = Op::AllToAll, .bytes = 1 << 20, .algo = Algo::Tree}, one_host),
                   PlanError);
+  // NVLSTree: across hosts, Simple, equal hosts of 2+ GPUs, NVLS hardware.
+  CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::NvlsTree},
+                            layout_one_host(8, true)),
+                  PlanError);
+  CHECK_THROWS_AS(
+      make_plan(
+          {.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::NvlsTree, .proto = Proto::LL128},
+          two_hosts),
+      PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::NvlsTree},
+                            layout_hosts(12, 8, true)),
+                  PlanError);
+  CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::NvlsTree},
+                            layout_hosts(16, 8, false)),
+                  PlanError);
+  CHECK_THROWS_AS(
+      make_plan({.op = Op::AllGather, .bytes = 1 << 20, .algo = Algo::NvlsTree}, two_hosts),
+      PlanError);
   CHECK_THROWS_AS(make_plan({.op = Op::AllGather, .bytes = 1 << 20, .algo = Algo::Tree}, one_host),
                   PlanError);
   CHECK_THROWS_AS(make_plan({.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::P2P}, one_host),
