@@ -121,7 +121,7 @@ std::string busbw_header(const NetScenario& ns) {
   out +=
       "#                                                              out-of-place\n"
       "#       size         count      type   redop    root     time   algbw   busbw #wrong"
-      "   algo  proto  ch\n"
+      "     algo   proto  ch\n"
       "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
   return out;
 }
@@ -131,7 +131,7 @@ std::string busbw_line(const CollectiveSection& c, const BusbwRow& row) {
   const std::string algbw =
       row.time_us > 0 ? fmt::format("{:6.2f}", row.algbw_gbps) : fmt::format("{:>6}", "N/A");
   return fmt::format(
-      "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {:6.2f}  {:>5}  {:>6}  {:>5}  {:>2}\n",
+      "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {:6.2f}  {:>5}  {:>8}  {:>6}  {:>2}\n",
       row.bytes, row.count, c.dtype, has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1,
       format_us(row.time_us), algbw, row.busbw_gbps, "N/A", collectives::name(row.algo),
       collectives::name(row.proto), row.channels);
