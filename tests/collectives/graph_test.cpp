@@ -22,31 +22,34 @@ Hardware node(Arch arch, int nics, double nic_gbps, double pci_gbps) {
 
 TEST_CASE("network graph: rings per NIC at the speed the GPU-NIC path carries, then duplicated",
           "[collectives]") {
-  // DGX A100: 8 HDR NICs (25 GB/s) behind PCIe Gen4 (24): 8 rings of 24 GB/s, below the 25 GB/s
-  // that ncclTopoDupChannels asks for; connect runs each on two channels.
-  const NetGraph a100 = net_graph(node(Arch::Ampere, 8, 25, 24), 8);
-  CHECK(a100.rings == 8);
-  CHECK(a100.ring_gbps == 24.0);
-  CHECK(a100.channels == 16);
-  // H100 with 8 NDR NICs (50 GB/s) on Gen5 (48): 8 rings of 48; SM90 keeps 8 rings under 50 GB/s.
-  const NetGraph h100 = net_graph(node(Arch::Hopper, 8, 50, 48), 8);
-  CHECK(h100.rings == 8);
-  CHECK(h100.ring_gbps == 48.0);
-  CHECK(h100.channels == 16);
-  // One H100 per node: a single 48 GB/s ring is duplicated into two of 24, run on 4 channels.
-  const NetGraph one = net_graph(node(Arch::Hopper, 8, 50, 48), 1);
-  CHECK(one.rings == 2);
-  CHECK(one.ring_gbps == 24.0);
-  CHECK(one.channels == 4);
-  // A 100 Gb/s NIC (12.5 GB/s) runs at 12 GB/s, one ring, never duplicated.
-  const NetGraph slow = net_graph(node(Arch::Hopper, 1, 12.5, 48), 8);
-  CHECK(slow.ring_gbps == 12.0);
-  CHECK(slow.rings == 1);
-  CHECK(slow.channels == 2);
-  // 800 Gb/s NICs (100 GB/s) without a PCIe limit: two 48 GB/s rings each.
-  const NetGraph fast = net_graph(node(Arch::Hopper, 8, 100, 0), 8);
-  CHECK(fast.rings == 16);
-  CHECK(fast.channels == 32);
+  struct Case {
+    const char* what;
+    Hardware hw;
+    int ranks_per_node;
+    int rings;
+    double ring_gbps;
+    int channels;
+  };
+  const Case cases[] = {
+      // 8 HDR NICs (25 GB/s) behind PCIe Gen4 (24): 8 rings of 24 GB/s, below the 25 GB/s
+      // ncclTopoDupChannels asks for; connect runs each on two channels.
+      {"DGX A100", node(Arch::Ampere, 8, 25, 24), 8, 8, 24.0, 16},
+      // 8 NDR NICs (50 GB/s) on Gen5 (48): SM90 keeps its 8 rings under 50 GB/s.
+      {"H100 x8 NDR", node(Arch::Hopper, 8, 50, 48), 8, 8, 48.0, 16},
+      // One H100 per node: a single 48 GB/s ring is duplicated into two of 24, on 4 channels.
+      {"H100 x1", node(Arch::Hopper, 8, 50, 48), 1, 2, 24.0, 4},
+      // A 100 Gb/s NIC (12.5 GB/s) runs one ring at 12 GB/s, never duplicated.
+      {"100G NIC", node(Arch::Hopper, 1, 12.5, 48), 8, 1, 12.0, 2},
+      // 800 Gb/s NICs (100 GB/s) without a PCIe limit carry two 48 GB/s rings each.
+      {"800G NICs", node(Arch::Hopper, 8, 100, 0), 8, 16, 48.0, 32},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const NetGraph g = net_graph(c.hw, c.ranks_per_node);
+    CHECK(g.rings == c.rings);
+    CHECK(g.ring_gbps == c.ring_gbps);
+    CHECK(g.channels == c.channels);
+  }
 }
 
 TEST_CASE("tuning across hosts counts the network graph's rings", "[collectives]") {

@@ -159,18 +159,27 @@ TEST_CASE("NVLS beats the ring on one H100 host", "[workload]") {
 TEST_CASE("collective results are identical for every thread count and partition",
           "[workload][determinism]") {
   const net::Topology topo = hosts(4, 2);
-  net::RunOptions one;
-  const Outcome ref = run(topo, Op::AllReduce, 8ULL << 20, Algo::Ring, Proto::Simple, {}, one);
-  for (unsigned threads : {1u, 2u}) {
-    for (std::uint32_t lps : {2u, 5u}) {
-      net::RunOptions opt;
-      opt.threads = threads;
-      opt.lps = lps;
-      const Outcome o = run(topo, Op::AllReduce, 8ULL << 20, Algo::Ring, Proto::Simple, {}, opt);
-      CAPTURE(threads, lps);
-      REQUIRE(o.r.time == ref.r.time);
-      REQUIRE(o.r.net.kernel.events == ref.r.net.kernel.events);
-      REQUIRE(o.r.net.delivered == ref.r.net.delivered);
+  // Ring Simple (network steps pipelined in the proxy), tree LL128 (per-channel ceilings) and
+  // NVLSTree (a switch agent per host).
+  const struct {
+    Algo algo;
+    Proto proto;
+  } cases[] = {
+      {Algo::Ring, Proto::Simple}, {Algo::Tree, Proto::LL128}, {Algo::NvlsTree, Proto::Simple}};
+  for (const auto& c : cases) {
+    CAPTURE(collectives::name(c.algo));
+    const Outcome ref = run(topo, Op::AllReduce, 8ULL << 20, c.algo, c.proto, {}, {}, true);
+    for (unsigned threads : {1u, 2u}) {
+      for (std::uint32_t lps : {2u, 5u}) {
+        net::RunOptions opt;
+        opt.threads = threads;
+        opt.lps = lps;
+        const Outcome o = run(topo, Op::AllReduce, 8ULL << 20, c.algo, c.proto, {}, opt, true);
+        CAPTURE(threads, lps);
+        REQUIRE(o.r.time == ref.r.time);
+        REQUIRE(o.r.net.kernel.events == ref.r.net.kernel.events);
+        REQUIRE(o.r.net.delivered == ref.r.net.delivered);
+      }
     }
   }
 }
