@@ -30,6 +30,9 @@ struct FlowSpec {
   // sends only what the app has posted, and reports completed messages to the receiving
   // host. `start` is ignored: the first post starts it.
   std::vector<std::uint64_t> messages = {};
+  // > 0: the queue pair never paces faster than this (wire bits per second), whatever its
+  // congestion control allows: the sending application's own limit.
+  Bps max_rate = 0;
 };
 
 // A small message between host agents, or a host agent's timer: the app's own encoding.

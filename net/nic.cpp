@@ -108,9 +108,10 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     // The rate limiter spaces packets by the last one's size at the current rate, re-timed
     // whenever the rate changes (HPCC-ns3 RdmaHw::ChangeRate): a flow cut to its floor is not
     // held back at that rate once the congestion control has raised it again.
+    Bps rate = cc::rate(s.cc);
+    if (flows_[f].max_rate > 0) rate = std::min(rate, flows_[f].max_rate);
     const core::Time next_send =
-        s.last_wire ? s.last_send + serialization(s.last_wire, std::max<Bps>(1, cc::rate(s.cc)))
-                    : now;
+        s.last_wire ? s.last_send + serialization(s.last_wire, std::max<Bps>(1, rate)) : now;
     if (next_send > now) {
       // The rate may rise before then on a timer of the congestion control: look again then.
       earliest = std::min({earliest, next_send, cc::next_increase(s.cc)});

@@ -175,7 +175,13 @@ class Executor final : public net::HostApp {
                       : NvlinkFluid::kUnbounded;
     };
     block_rate_ = wire_rate(plan.channel_gbps);
-    block_net_rate_ = wire_rate(plan.channel_net_gbps);
+    if (plan.algo == collectives::Algo::NvlsTree) {
+      // NVLSTree's ceiling is the heads' network throughput, not a thread block's writing:
+      // it paces the queue pairs, overlapping the wire.
+      qp_rate_ = static_cast<net::Bps>(plan.channel_net_gbps * 8e9);
+    } else {
+      block_net_rate_ = wire_rate(plan.channel_net_gbps);
+    }
     const std::size_t parts = plan.steps.size();
     if (static_cast<std::size_t>(plan.n_ranks) != layout.ranks.size()) {
       throw std::invalid_argument(
@@ -416,6 +422,7 @@ class Executor final : public net::HostApp {
     net::FlowSpec fs;
     fs.src_nic = nic_of(hf, s.rail);
     fs.dst_nic = nic_of(ht, s.rail);
+    fs.max_rate = qp_rate_;
     c.flow = static_cast<std::uint32_t>(flows_.size());
     flows_.push_back(fs);
     messages.emplace_back();
@@ -567,6 +574,7 @@ class Executor final : public net::HostApp {
   // host (plan.channel_gbps, channel_net_gbps).
   double block_rate_ = NvlinkFluid::kUnbounded;
   double block_net_rate_ = NvlinkFluid::kUnbounded;
+  net::Bps qp_rate_ = 0;  // each queue pair's own limit (0: none)
   ExecParams params_;
   net::Network* net_ = nullptr;
   std::vector<HostState> hosts_;

@@ -33,6 +33,21 @@ TEST_CASE("one flow on an idle path runs at wire goodput with the path's latency
   REQUIRE(total_drops(r) == 0);
 }
 
+TEST_CASE("a queue pair's own rate limit paces it below the line rate", "[net]") {
+  const Topology topo = star(2);
+  const std::uint32_t mtu = 4096;
+  const std::uint64_t bytes = 1000ULL * mtu;
+  std::vector<FlowSpec> flows{{0, 1, bytes, 0}};
+  flows[0].max_rate = kRate / 4;
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  cfg.nic.mtu = mtu;
+  const NetworkResult r = Network(topo, cfg, flows).run({});
+  require_conservation(r, flows);
+  // Wire bytes at a quarter of the line rate (the latency of the path is negligible here).
+  const double wire_s = double(1000 * data_wire_bytes(mtu)) * 8 / double(kRate / 4);
+  REQUIRE(double(r.flows[0].fct()) * 1e-12 == Approx(wire_s).epsilon(0.01));
+}
+
 namespace {
 
 struct IncastOutcome {
