@@ -53,7 +53,7 @@ void build_nvls_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& lay
   plan.slice_bytes = part_size(biggest, loops, 0);
   std::vector<std::uint32_t> got(static_cast<std::size_t>(n));
   std::vector<std::uint32_t> sum(static_cast<std::size_t>(nhosts));
-  std::vector<std::uint32_t> ups;
+  std::vector<std::uint32_t> ups, deps;
   for (int c = 0; c < nch; ++c) {
     const std::uint64_t share = part_size(plan.bytes, nch, c);
     const std::uint64_t share_off = part_offset(plan.bytes, nch, c);
@@ -71,7 +71,7 @@ void build_nvls_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& lay
           const int sw = n + host;
           for (int r : hosts.ranks[host]) b.send(r, sw, c, id);
           for (int r : hosts.ranks[host]) got[r] = b.recv(sw, r, c, id, Combine::Reduce);
-          std::vector<std::uint32_t> deps;
+          deps.clear();
           for (int r : hosts.ranks[host]) deps.push_back(got[r]);
           b.send(sw, head(host), c, id, deps);
           sum[host] = b.recv(head(host), sw, c, id, Combine::Copy);
