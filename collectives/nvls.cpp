@@ -7,36 +7,66 @@
 #include "collectives/tree.hpp"
 
 namespace fabricsim::collectives {
+namespace {
+
+// The buffer cut as NVLS kernels cut it: per channel, per loop of at most `chunk` bytes, one part
+// per head. Sets the plan's slice size; chunk(c, l, h) adds the piece and returns its id.
+struct HeadChunks {
+  HeadChunks(Plan& plan, int heads, std::uint64_t chunk) : plan_(plan), heads_(heads) {
+    const std::uint64_t biggest = part_size(part_size(plan.bytes, plan.channels, 0), heads, 0);
+    loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
+    plan.slice_bytes = part_size(biggest, loops, 0);
+  }
+  int chunk(PlanBuilder& b, int c, std::uint64_t l, int h) const {
+    const std::uint64_t share = part_size(plan_.bytes, plan_.channels, c);
+    const std::uint64_t part = part_size(share, heads_, h);
+    return b.add_chunk(part_offset(plan_.bytes, plan_.channels, c) + part_offset(share, heads_, h) +
+                           part_offset(part, loops, l),
+                       part_size(part, loops, l));
+  }
+  std::uint64_t loops = 1;
+
+ private:
+  const Plan& plan_;
+  int heads_;
+};
+
+// Inside one host: every GPU sends its copy of the piece to the switch, which sends the sum to
+// the head. Returns the head's receive.
+std::uint32_t reduce_to_head(PlanBuilder& b, const std::vector<int>& ranks, int sw, int head,
+                             int channel, int id, std::vector<std::uint32_t>& scratch) {
+  for (int r : ranks) b.send(r, sw, channel, id);
+  scratch.clear();
+  for (int r : ranks) scratch.push_back(b.recv(sw, r, channel, id, Combine::Reduce));
+  b.send(sw, head, channel, id, scratch);
+  return b.recv(head, sw, channel, id, Combine::Copy);
+}
+
+// The head stores the result to the multicast address: the switch writes it to every GPU. The
+// gather legs use the channel's second buffer (`gather` = channel + channels).
+void multicast_from_head(PlanBuilder& b, const std::vector<int>& ranks, int sw, int head,
+                         int gather, int id, std::span<const std::uint32_t> deps) {
+  b.send(head, sw, gather, id, deps);
+  const std::uint32_t result = b.recv(sw, head, gather, id, Combine::Copy);
+  for (int r : ranks) b.send(sw, r, gather, id, result);
+  for (int r : ranks) b.recv(r, sw, gather, id, Combine::Copy);
+}
+
+}  // namespace
 
 void build_nvls_allreduce(PlanBuilder& b, Plan& plan, const Hosts& hosts, std::uint64_t chunk) {
   const int n = plan.n_ranks;
   const int nch = plan.channels;
   const int sw = n;  // the only switch agent: make_plan allows NVLS on one host only
-  const std::vector<int>& heads = hosts.ranks.front();
-  const std::uint64_t biggest = part_size(part_size(plan.bytes, nch, 0), n, 0);
-  const std::uint64_t loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
-  plan.slice_bytes = part_size(biggest, loops, 0);
-  std::vector<std::uint32_t> got(static_cast<std::size_t>(n));
+  const std::vector<int>& ranks = hosts.ranks.front();
+  const HeadChunks pieces(plan, n, chunk);
+  std::vector<std::uint32_t> scratch;
   for (int c = 0; c < nch; ++c) {
-    const std::uint64_t share = part_size(plan.bytes, nch, c);
-    const std::uint64_t share_off = part_offset(plan.bytes, nch, c);
-    for (std::uint64_t l = 0; l < loops; ++l) {
+    for (std::uint64_t l = 0; l < pieces.loops; ++l) {
       for (int h = 0; h < n; ++h) {
-        const std::uint64_t part = part_size(share, n, h);
-        const int id =
-            b.add_chunk(share_off + part_offset(share, n, h) + part_offset(part, loops, l),
-                        part_size(part, loops, l));
-        const int head = heads[h];
-        for (int r = 0; r < n; ++r) b.send(r, sw, c, id);
-        for (int r = 0; r < n; ++r) got[r] = b.recv(sw, r, c, id, Combine::Reduce);
-        b.send(sw, head, c, id, got);
-        const std::uint32_t sum = b.recv(head, sw, c, id, Combine::Copy);
-        // The gather legs use the channel's second buffer (see kNvlsGatherLane).
-        const int gather = c + nch;
-        b.send(head, sw, gather, id, sum);
-        const std::uint32_t result = b.recv(sw, head, gather, id, Combine::Copy);
-        for (int r = 0; r < n; ++r) b.send(sw, r, gather, id, result);
-        for (int r = 0; r < n; ++r) b.recv(r, sw, gather, id, Combine::Copy);
+        const int id = pieces.chunk(b, c, l, h);
+        const std::uint32_t sum = reduce_to_head(b, ranks, sw, ranks[h], c, id, scratch);
+        multicast_from_head(b, ranks, sw, ranks[h], c + nch, id, {&sum, 1});
       }
     }
   }
@@ -48,33 +78,18 @@ void build_nvls_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& lay
   const int nch = plan.channels;
   const int nhosts = static_cast<int>(hosts.ranks.size());
   const int heads = static_cast<int>(hosts.ranks.front().size());
-  const std::uint64_t biggest = part_size(part_size(plan.bytes, nch, 0), heads, 0);
-  const std::uint64_t loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
-  plan.slice_bytes = part_size(biggest, loops, 0);
-  std::vector<std::uint32_t> got(static_cast<std::size_t>(n));
+  const HeadChunks pieces(plan, heads, chunk);
   std::vector<std::uint32_t> sum(static_cast<std::size_t>(nhosts));
-  std::vector<std::uint32_t> ups, deps;
+  std::vector<std::uint32_t> ups, scratch;
   for (int c = 0; c < nch; ++c) {
-    const std::uint64_t share = part_size(plan.bytes, nch, c);
-    const std::uint64_t share_off = part_offset(plan.bytes, nch, c);
-    const int gather = c + nch;  // the gather legs' own buffer, as in build_nvls_allreduce
-    for (std::uint64_t l = 0; l < loops; ++l) {
+    for (std::uint64_t l = 0; l < pieces.loops; ++l) {
       for (int h = 0; h < heads; ++h) {
-        const std::uint64_t part = part_size(share, heads, h);
-        const int id =
-            b.add_chunk(share_off + part_offset(share, heads, h) + part_offset(part, loops, l),
-                        part_size(part, loops, l));
+        const int id = pieces.chunk(b, c, l, h);
         const auto head = [&](int host) { return hosts.ranks[host][h]; };
         // The heads of index h talk through their own NIC.
         const int rail = layout.ranks[head(0)].nic;
         for (int host = 0; host < nhosts; ++host) {
-          const int sw = n + host;
-          for (int r : hosts.ranks[host]) b.send(r, sw, c, id);
-          for (int r : hosts.ranks[host]) got[r] = b.recv(sw, r, c, id, Combine::Reduce);
-          deps.clear();
-          for (int r : hosts.ranks[host]) deps.push_back(got[r]);
-          b.send(sw, head(host), c, id, deps);
-          sum[host] = b.recv(head(host), sw, c, id, Combine::Copy);
+          sum[host] = reduce_to_head(b, hosts.ranks[host], n + host, head(host), c, id, scratch);
         }
         for (int host = 0; host < nhosts; ++host) {
           const TreeLinks t = dtree(nhosts, host)[c % 2];
@@ -96,11 +111,7 @@ void build_nvls_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& lay
           for (int child : {t.child0, t.child1}) {
             if (child >= 0) b.send(me, head(child), c, id, final_deps, rail);
           }
-          const int sw = n + host;
-          b.send(me, sw, gather, id, final_deps);
-          const std::uint32_t res = b.recv(sw, me, gather, id, Combine::Copy);
-          for (int r : hosts.ranks[host]) b.send(sw, r, gather, id, res);
-          for (int r : hosts.ranks[host]) b.recv(r, sw, gather, id, Combine::Copy);
+          multicast_from_head(b, hosts.ranks[host], n + host, me, c + nch, id, final_deps);
         }
       }
     }

@@ -483,10 +483,10 @@ class Executor final : public net::HostApp {
     }
     // To another host the thread block writes the step into the proxy's buffer at its own
     // pace before the proxy can send it.
+    // (An unbounded rate makes that time 0.)
     const Time hold =
-        c.step_latency + (c.net && block_net_rate_ < NvlinkFluid::kUnbounded
-                              ? static_cast<Time>(static_cast<double>(s.wire) / block_net_rate_)
-                              : 0);
+        c.step_latency +
+        (c.net ? static_cast<Time>(static_cast<double>(s.wire) / block_net_rate_) : 0);
     if (hold > 0) {
       net_->host_send(ctx, static_cast<std::uint32_t>(parts_[p].host), hold,
                       net::AppMsg{kLaunch, p, i});

@@ -70,8 +70,10 @@ void NvlinkFluid::reshare() {
   for (std::uint32_t i = 0; i < active_.size(); ++i) {
     if (active_[i].max_rate < kUnbounded) bounded_.push_back(i);
   }
-  std::stable_sort(bounded_.begin(), bounded_.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return active_[a].max_rate < active_[b].max_rate;
+  // Ties in index order; std::sort, unlike stable_sort, takes no buffer on every reshare.
+  std::sort(bounded_.begin(), bounded_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return active_[a].max_rate < active_[b].max_rate ||
+           (active_[a].max_rate == active_[b].max_rate && a < b);
   });
   std::size_t next_bounded = 0;
   const auto fix = [&](std::uint32_t i, double rate) {
