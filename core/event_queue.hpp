@@ -59,6 +59,18 @@ class EventQueue {
   }
   void push(const E& e) { emplace(e.time, e.src, e.dst, e.seq, e.kind, e.payload); }
 
+  // A key without an event slot: `ref` names an event kept elsewhere (the head of a FIFO
+  // channel, core/simulation.hpp), ordered as an event of (time, src, seq) would be. pop_slot
+  // returns it with kExternal set; it is never released.
+  static constexpr std::uint32_t kExternal = std::uint32_t{1} << 31;
+  void push_external(Time time, NodeId src, std::uint64_t seq, std::uint32_t ref) {
+    assert(time >= 0 && (std::uint64_t{src} >> kSrcBits) == 0 && (seq >> kSeqBits) == 0 &&
+           ref < kExternal);
+    heap_.push_back(Key{static_cast<std::uint64_t>(time), std::uint64_t{src} << kSeqBits | seq,
+                        ref | kExternal});
+    sift_up(heap_.size() - 1);
+  }
+
   // Takes the earliest event out of the order and returns its slot: the event stays where it is
   // (at(slot)), so a handler reads it without a copy, until release(slot). Slots live in fixed
   // blocks, so pushing more events never moves it.

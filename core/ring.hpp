@@ -20,6 +20,14 @@ class Ring {
     assert(!empty());
     return buf_[head_ & (buf_.size() - 1)];
   }
+  T& back() {
+    assert(!empty());
+    return buf_[(tail_ - 1) & (buf_.size() - 1)];
+  }
+  const T& back() const {
+    assert(!empty());
+    return buf_[(tail_ - 1) & (buf_.size() - 1)];
+  }
   void push(const T& v) {
     if (size() == buf_.size()) grow();
     buf_[tail_++ & (buf_.size() - 1)] = v;

@@ -10,6 +10,15 @@
 // `void handle(Context<Model>&, const Event<Payload>&)`. Its state is indexed by node, and the
 // handler touches only the state of the event's node: that is what makes a run bit-identical
 // for every partition and thread count.
+//
+// FIFO channels. A model whose traffic between two nodes arrives in the order it was sent (a
+// link: each frame lands after the one before it) also provides `using Message = ...;` and
+// `void receive(Context<Model>&, std::uint32_t fifo, const Message&)`, opens one channel per
+// direction (add_fifo) and sends with Context::send_fifo. The messages of a channel wait in
+// its own queue, owned by the destination's LP; only the earliest is in the event list. So the
+// list holds one event per busy channel, not one per message in flight (htsim's pipes), and a
+// message is stored once, however large, while ordinary events stay small. A message is
+// ordered by the same (time, source, sequence) key as an event, so results do not change.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -20,6 +29,7 @@
 #include "core/event.hpp"
 #include "core/event_queue.hpp"
 #include "core/mailbox.hpp"
+#include "core/ring.hpp"
 #include "core/rng.hpp"
 #include "core/stats.hpp"
 #include "core/workers.hpp"
@@ -42,6 +52,18 @@ struct SimConfig {
 template <class Model>
 class Simulation;
 
+// A model's FIFO message type, or an empty one for models that open no FIFO channel.
+template <class Model>
+struct MessageOf {
+  struct None {};
+  using type = None;
+};
+template <class Model>
+  requires requires { typename Model::Message; }
+struct MessageOf<Model> {
+  using type = typename Model::Message;
+};
+
 // What a handler sees: the clock, its node, its node's random stream, and event scheduling.
 template <class Model>
 class Context {
@@ -61,6 +83,12 @@ class Context {
   void send(NodeId dst, Time delay, EventKind kind, const Payload& payload = {}) {
     sim_.emit(*this, dst, delay, kind, payload);
   }
+  // A message on FIFO channel `fifo` (opened from this node), received `delay` from now; no
+  // earlier than the channel's last message.
+  template <class Message>
+  void send_fifo(std::uint32_t fifo, Time delay, const Message& msg) {
+    sim_.emit_fifo(*this, fifo, delay, msg);
+  }
 
  private:
   friend class Simulation<Model>;
@@ -76,7 +104,10 @@ class Simulation {
  public:
   using Payload = typename Model::Payload;
   using E = Event<Payload>;
+  using Message = typename MessageOf<Model>::type;
+  static constexpr bool kFifos = requires { typename Model::Message; };
   static_assert(std::is_trivially_copyable_v<Payload>, "event payloads are plain data");
+  static_assert(std::is_trivially_copyable_v<Message>, "FIFO messages are plain data");
 
   Simulation(Model& model, SimConfig cfg)
       : model_(model),
@@ -136,6 +167,21 @@ class Simulation {
     if (la == lb) return;
     lookahead_ = std::min(lookahead_, min_delay);
     linked_[la * lps_.size() + lb] = linked_[lb * lps_.size() + la] = 1;
+  }
+
+  // Opens a FIFO channel from node src to node dst whose messages take at least min_delay (it
+  // is a channel as add_channel declares, too); returns its number for send_fifo and receive.
+  // Numbers are handed out from 0 in call order.
+  std::uint32_t add_fifo(NodeId src, NodeId dst, Time min_delay) {
+    add_channel(src, dst, min_delay);
+    if (src == dst) throw ConfigError("a FIFO channel joins two different nodes");
+    if (fifos_.size() >= EventQueue<E>::kExternal) throw ConfigError("too many FIFO channels");
+    fifos_.emplace_back();
+    Fifo& f = fifos_.back();
+    f.src = src;
+    f.dst = dst;
+    f.min_delay = min_delay;
+    return static_cast<std::uint32_t>(fifos_.size() - 1);
   }
 
   // An event present before the run starts, as if node `node` had scheduled it for itself.
@@ -242,6 +288,19 @@ class Simulation {
     Time last_time = 0;
     std::uint64_t events = 0, sent = 0, last_cost = 0;
   };
+  struct FifoEntry {
+    Time time;
+    std::uint64_t seq;
+    std::uint32_t fifo;
+    Message msg;
+  };
+  // A FIFO channel's pending messages, in time order; written only by its destination's LP
+  // (a sender on another LP hands its messages over through the mailboxes).
+  struct alignas(64) Fifo {
+    NodeId src = 0, dst = 0;
+    Time min_delay = 0;
+    Ring<FifoEntry> pending;
+  };
   struct alignas(64) WorkerTime {
     double process_s = 0, merge_s = 0;
   };
@@ -274,6 +333,7 @@ class Simulation {
       for (std::size_t b = 0; b < n; ++b)
         if (a != b && linked_[a * n + b]) ++count;
     mailboxes_ = std::vector<Mailbox<E>>(count);
+    fifo_mail_ = std::vector<Mailbox<FifoEntry>>(fifos_.empty() ? 0 : count);
     std::uint32_t next = 0;
     for (std::size_t b = 0; b < n; ++b) {
       for (std::size_t a = 0; a < n; ++a) {
@@ -315,6 +375,55 @@ class Simulation {
     ++lp.sent;
   }
 
+  void emit_fifo(Context<Model>& ctx, std::uint32_t id, Time delay, const Message& msg) {
+    const NodeId src = ctx.node_;
+    if (id >= fifos_.size() || fifos_[id].src != src) throw_not_fifo_source(id, src);
+    const Fifo& f = fifos_[id];  // its endpoints and delay: read-only during the run
+    if (seq_[src] == kMaxSeq) throw_seq_overflow(src);
+    if (delay > kTimeMax - ctx.now_) throw_beyond_horizon(src, f.dst, ctx.now_, delay);
+    const LpId to = cfg_.lp_of_node[f.dst];
+    if (delay < f.min_delay) throw_too_soon(src, f.dst, ctx.lp_, to, ctx.now_, delay, f.min_delay);
+    const Time at = ctx.now_ + delay;
+    const std::uint64_t seq = seq_[src]++;
+    Lp& lp = lps_[ctx.lp_];
+    if (to == ctx.lp_) {
+      enqueue_fifo(lp, id, FifoEntry{at, seq, id, msg});
+      return;
+    }
+    if (delay < lookahead_) throw_too_soon(src, f.dst, ctx.lp_, to, ctx.now_, delay, lookahead_);
+    const std::int32_t box = lp.outbox_of[to];
+    if (box < 0) throw_no_channel(src, f.dst, ctx.lp_, to);
+    fifo_mail_[box].push(round_, FifoEntry{at, seq, id, msg});
+    lp.min_sent = std::min(lp.min_sent, at);
+    ++lp.sent;
+  }
+
+  // Appends to the channel's queue (on the destination's LP); the first message waiting is
+  // the one in the event list.
+  void enqueue_fifo(Lp& lp, std::uint32_t id, const FifoEntry& e) {
+    Fifo& f = fifos_[id];
+    if (f.pending.empty()) {
+      lp.queue.push_external(e.time, f.src, e.seq, id);
+    } else if (e.time < f.pending.back().time) {
+      throw_fifo_order(id, e.time, f.pending.back().time);
+    }
+    f.pending.push(e);
+  }
+
+  [[noreturn]] void throw_not_fifo_source(std::uint32_t id, NodeId src) const {
+    throw CausalityError(
+        "node " + std::to_string(src) + " sent on FIFO channel " + std::to_string(id) +
+        (id < fifos_.size() ? ", which node " + std::to_string(fifos_[id].src) + " opened"
+                            : ", which does not exist"));
+  }
+  [[noreturn]] void throw_fifo_order(std::uint32_t id, Time at, Time last) const {
+    throw CausalityError("FIFO channel " + std::to_string(id) + " (node " +
+                          std::to_string(fifos_[id].src) + " -> " +
+                          std::to_string(fifos_[id].dst) + "): a message for t=" +
+                          std::to_string(at) + " ps after one for t=" + std::to_string(last) +
+                          " ps (a channel delivers in order)");
+  }
+
 #ifndef NDEBUG
   void check_channel(const Context<Model>& ctx, NodeId dst, Time delay) const {
     const NodeId src = ctx.node_;
@@ -333,6 +442,10 @@ class Simulation {
     std::uint64_t merged = 0;
     for (std::uint32_t box : lp.inboxes) {
       merged += mailboxes_[box].drain(round_, [&lp](const E& e) { lp.queue.push(e); });
+      if (kFifos && !fifo_mail_.empty()) {
+        merged += fifo_mail_[box].drain(
+            round_, [this, &lp](const FifoEntry& e) { enqueue_fifo(lp, e.fifo, e); });
+      }
     }
     const auto t1 = Clock::now();
     Context<Model> ctx(*this, lp.id);
@@ -341,6 +454,13 @@ class Simulation {
     while (lp.queue.next_time() < edge_) {
       // The handler reads the event in its slot; the slot is reused only after it returns.
       const std::uint32_t slot = lp.queue.pop_slot();
+      if constexpr (kFifos) {
+        if (slot & EventQueue<E>::kExternal) {
+          deliver_fifo(lp, ctx, slot & ~EventQueue<E>::kExternal);
+          ++n;
+          continue;
+        }
+      }
       const E& ev = lp.queue.at(slot);
       ctx.now_ = ev.time;
       ctx.node_ = ev.dst;
@@ -361,12 +481,35 @@ class Simulation {
     w.process_s += seconds(Clock::now() - t1);
   }
 
+  // Hands a channel's first message to the model, then lists the next one. Nothing else writes
+  // this channel's queue meanwhile: its source is another node, and a sender on another LP
+  // reaches it only through the mailboxes, drained between windows.
+  void deliver_fifo(Lp& lp, Context<Model>& ctx, std::uint32_t id)
+    requires kFifos
+  {
+    Fifo& f = fifos_[id];
+    const FifoEntry& e = f.pending.front();
+    ctx.now_ = e.time;
+    ctx.node_ = f.dst;
+    if (cfg_.trace_hash) {
+      std::uint64_t& h = node_hash_[f.dst];
+      h = hash_mix(hash_mix(hash_mix(h, static_cast<std::uint64_t>(e.time)), f.src), e.seq);
+    }
+    model_.receive(ctx, id, e.msg);
+    f.pending.pop();
+    if (!f.pending.empty()) {
+      lp.queue.push_external(f.pending.front().time, f.src, f.pending.front().seq, id);
+    }
+  }
+
   Model& model_;
   SimConfig cfg_;
   Workers workers_;
   std::vector<Lp> lps_;
   std::vector<char> linked_;  // lps x lps: a channel joins these LPs
   std::vector<Mailbox<E>> mailboxes_;
+  std::vector<Mailbox<FifoEntry>> fifo_mail_;  // beside mailboxes_, same index
+  std::vector<Fifo> fifos_;
   std::vector<Rng> rng_;                  // by node
   std::vector<std::uint64_t> seq_;        // by node
   std::vector<std::uint64_t> node_hash_;  // by node

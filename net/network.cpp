@@ -144,6 +144,12 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     port_base_[v + 1] = port_base_[v] + static_cast<std::uint32_t>(topo_.nodes[v].ports.size());
   }
   ports_.resize(port_base_[n]);
+  arrival_port_.resize(ports_.size());
+  for (NodeId v = 0; v < n; ++v) {
+    for (PortId p = 0; p < topo_.nodes[v].ports.size(); ++p) {
+      arrival_port_[port_base_[v] + p] = topo_.peer_port(v, p);
+    }
+  }
   kmin_.resize(ports_.size());
   kmax_.resize(ports_.size());
   headroom_.resize(ports_.size());
@@ -268,10 +274,16 @@ NetworkResult Network::run(const RunOptions& opt) {
   sc.progress = opt.progress;
   sc.progress_ctx = opt.progress_ctx;
   core::Simulation<Network> sim(*this, sc);
-  for (const Link& l : topo_.links) {
-    // Every event between two nodes crosses their link: at least the propagation delay plus
-    // the serialization of the smallest frame.
-    sim.add_channel(l.a, l.b, l.delay + serialization(padded_wire_bytes(kMinFrame), l.rate));
+  // One FIFO channel per port, numbered as the port (frames on a link arrive in the order they
+  // were sent): every packet crosses its link in at least the propagation delay plus the
+  // serialization of the smallest frame.
+  for (NodeId v = 0; v < topo_.nodes.size(); ++v) {
+    for (PortId p = 0; p < topo_.nodes[v].ports.size(); ++p) {
+      const Link& l = topo_.link_at(v, p);
+      const std::uint32_t fifo = sim.add_fifo(
+          v, topo_.peer(v, p), l.delay + serialization(padded_wire_bytes(kMinFrame), l.rate));
+      if (fifo != port_base_[v] + p) throw std::logic_error("link channels out of port order");
+    }
   }
   for (std::uint32_t h = 0; h < hosts; ++h) {
     for (NodeId nic : topo_.hosts[h].nics) sim.add_channel(host_node(h), nic, host_delay_);
@@ -282,9 +294,8 @@ NetworkResult Network::run(const RunOptions& opt) {
   }
   for (std::uint32_t f = 0; f < flows_.size(); ++f) {
     if (!flows_[f].messages.empty()) continue;  // the app starts it
-    Payload p{};
-    p.pkt.flow = f;
-    sim.schedule_initial(topo_.nics[flows_[f].src_nic], flows_[f].start, kFlowStart, p);
+    sim.schedule_initial(topo_.nics[flows_[f].src_nic], flows_[f].start, kFlowStart,
+                         Payload{.a = f});
   }
 
   NetworkResult r;
@@ -318,27 +329,31 @@ NetworkResult Network::run(const RunOptions& opt) {
   return r;
 }
 
+void Network::receive(Ctx& ctx, std::uint32_t fifo, const Packet& pkt) {
+  const NodeId node = ctx.node();
+  const PortId in = arrival_port_[fifo];
+  if (pkt.type == PacketType::kPause) {
+    on_pause_frame(ctx, node, in, pkt);
+  } else if (is_nic(node)) {
+    nic_receive(ctx, node, pkt);
+  } else {
+    switch_receive(ctx, node, in, pkt);
+  }
+}
+
 void Network::handle(Ctx& ctx, const core::Event<Payload>& ev) {
   const NodeId node = ev.dst;
+  const Payload& p = ev.payload;
   switch (static_cast<Kind>(ev.kind)) {
-    case kArrive:
-      if (ev.payload.pkt.type == PacketType::kPause) {
-        on_pause_frame(ctx, node, ev.payload.port, ev.payload.pkt);
-      } else if (is_nic(node)) {
-        nic_receive(ctx, node, ev.payload.pkt);
-      } else {
-        switch_receive(ctx, node, ev.payload.port, ev.payload.pkt);
-      }
-      return;
     case kTxDone:
-      port(node, ev.payload.port).busy = false;
-      try_transmit(ctx, node, ev.payload.port);
+      port(node, p.a).busy = false;
+      try_transmit(ctx, node, p.a);
       return;
     case kPortWake: {
-      Port& p = port(node, ev.payload.port);
-      if (p.wake_at != ctx.now()) return;  // superseded
-      p.wake_at = -1;
-      try_transmit(ctx, node, ev.payload.port);
+      Port& pt = port(node, p.a);
+      if (pt.wake_at != ctx.now()) return;  // superseded
+      pt.wake_at = -1;
+      try_transmit(ctx, node, p.a);
       return;
     }
     case kNicWake: {
@@ -349,27 +364,25 @@ void Network::handle(Ctx& ctx, const core::Event<Payload>& ev) {
       return;
     }
     case kFlowStart:
-      flow_start(ctx, ev.payload.pkt.flow);
+      flow_start(ctx, p.a);
       return;
     case kRto:
-      flow_timeout(ctx, ev.payload.pkt.flow);
+      flow_timeout(ctx, p.a);
       return;
     case kPost:
-      app_post(ctx, ev.payload.pkt.flow, ev.payload.pkt.seq);
+      app_post(ctx, p.a, p.c);
       return;
     case kDelivered:
-      app_->on_delivered(ctx, host_of_agent(node), ev.payload.pkt.flow, ev.payload.pkt.payload);
+      app_->on_delivered(ctx, host_of_agent(node), p.a, p.b);
       return;
-    case kApp: {
-      const Packet& p = ev.payload.pkt;
-      app_->on_message(ctx, host_of_agent(node), AppMsg{p.flow, p.payload, p.seq});
+    case kApp:
+      app_->on_message(ctx, host_of_agent(node), AppMsg{p.a, p.b, p.c});
       return;
-    }
     case kHostStart:
       app_->on_start(ctx, host_of_agent(node));
       return;
     case kPfcRefresh:
-      refresh_pause(ctx, node, ev.payload.port);
+      refresh_pause(ctx, node, p.a);
       return;
   }
 }
@@ -392,17 +405,11 @@ void Network::add_host_channel(std::uint32_t a, std::uint32_t b, core::Time dela
 }
 
 void Network::post(Ctx& ctx, std::uint32_t flow, std::uint64_t bytes) {
-  Payload p{};
-  p.pkt.flow = flow;
-  p.pkt.seq = bytes;
-  ctx.send(topo_.nics[flows_[flow].src_nic], host_delay_, kPost, p);
+  ctx.send(topo_.nics[flows_[flow].src_nic], host_delay_, kPost, Payload{.a = flow, .c = bytes});
 }
 
 void Network::host_send(Ctx& ctx, std::uint32_t to, core::Time delay, const AppMsg& m) {
-  Payload p{};
-  p.pkt.flow = m.a;
-  p.pkt.payload = m.b;
-  p.pkt.seq = m.c;
+  const Payload p{m.a, m.b, m.c};
   if (host_node(to) == ctx.node()) {
     ctx.schedule(delay, kApp, p);
   } else {

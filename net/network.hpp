@@ -137,12 +137,15 @@ struct RunOptions {
 
 class Network {
  public:
+  // A packet crosses a link as a message of the link's FIFO channel (one per direction,
+  // numbered as the sending port: port_base_[node] + port); everything else is a small event.
+  using Message = Packet;
   struct Payload {
-    Packet pkt;
-    PortId port;  // arrival: the receiving port; port events: the port
+    std::uint32_t a = 0;  // the port (port events) or the flow (flow, post, delivery events)
+    std::uint32_t b = 0;  // kDelivered: messages complete
+    std::uint64_t c = 0;  // kPost: bytes posted
   };
   enum Kind : core::EventKind {
-    kArrive,
     kTxDone,
     kPortWake,
     kFlowStart,
@@ -150,7 +153,7 @@ class Network {
     kRto,
     kPost,       // host agent -> NIC: more bytes of an app flow may go
     kDelivered,  // NIC -> host agent: app-flow messages complete at the receiver
-    kApp,        // host agent timer or host-to-host message
+    kApp,        // host agent timer or host-to-host message (a, b, c: the AppMsg)
     kHostStart,
     kPfcRefresh,  // a switch ingress port re-sends XOFF while it stays above XON
   };
@@ -161,8 +164,9 @@ class Network {
 
   NetworkResult run(const RunOptions& opt);
 
-  // The kernel's entry point.
+  // The kernel's entry points: an event, and a packet at the far end of link channel `fifo`.
   void handle(core::Context<Network>& ctx, const core::Event<Payload>& ev);
+  void receive(core::Context<Network>& ctx, std::uint32_t fifo, const Packet& pkt);
 
   const Topology& topology() const { return topo_; }
 
@@ -249,9 +253,9 @@ class Network {
   void wake_at(Ctx& ctx, NodeId node, PortId p, core::Time t);
 
   // Switches (net/switch.cpp).
-  void switch_receive(Ctx& ctx, NodeId sw, PortId in, Packet pkt);
+  void switch_receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt);
   PortId route(Ctx& ctx, NodeId sw, const Packet& pkt);
-  bool admit(Ctx& ctx, NodeId sw, PortId in, PortId out, Packet& pkt);
+  bool admit(Ctx& ctx, NodeId sw, PortId in, PortId out, const Packet& pkt);
   void switch_dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt);
   void send_pause(Ctx& ctx, NodeId sw, PortId p, bool on);
   void refresh_pause(Ctx& ctx, NodeId sw, PortId p);
@@ -283,6 +287,7 @@ class Network {
   std::vector<FlowSpec> flows_;
   std::vector<std::uint32_t> nic_index_;  // node -> NIC index (NICs only)
   std::vector<std::uint32_t> port_base_;  // node -> first port in ports_
+  std::vector<PortId> arrival_port_;      // by link channel (sending port): the receiving port
   std::vector<Port> ports_;
   std::vector<SwitchState> switches_;  // by node (unused for NICs)
   std::vector<NicState> nics_;         // by NIC index

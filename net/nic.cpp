@@ -41,19 +41,15 @@ void Network::note_delivered(Ctx& ctx, NodeId nic, std::uint32_t f) {
   const std::uint32_t before = r.messages_done;
   while (r.messages_done < ends.size() && ends[r.messages_done] <= r.rcv_nxt) ++r.messages_done;
   if (r.messages_done == before) return;
-  Payload p{};
-  p.pkt.flow = f;
-  p.pkt.payload = r.messages_done;
-  ctx.send(host_node(topo_.nodes[nic].host), host_delay_, kDelivered, p);
+  ctx.send(host_node(topo_.nodes[nic].host), host_delay_, kDelivered,
+           Payload{.a = f, .b = r.messages_done});
 }
 
 void Network::arm_rto(Ctx& ctx, std::uint32_t f) {
   SendState& s = send_[f];
   if (s.rto_event_at >= 0) return;  // the pending event re-arms itself at the deadline
   s.rto_event_at = s.rto_deadline;
-  Payload p{};
-  p.pkt.flow = f;
-  ctx.schedule(s.rto_deadline - ctx.now(), kRto, p);
+  ctx.schedule(s.rto_deadline - ctx.now(), kRto, Payload{.a = f});
 }
 
 void Network::flow_timeout(Ctx& ctx, std::uint32_t f) {

@@ -17,9 +17,7 @@ void Network::wake_at(Ctx& ctx, NodeId node, PortId p, core::Time t) {
   Port& port_state = port(node, p);
   if (port_state.wake_at >= 0 && port_state.wake_at <= t) return;
   port_state.wake_at = t;
-  Payload pl{};
-  pl.port = p;
-  ctx.schedule(t - ctx.now(), kPortWake, pl);
+  ctx.schedule(t - ctx.now(), kPortWake, Payload{.a = p});
 }
 
 void Network::try_transmit(Ctx& ctx, NodeId node, PortId p) {
@@ -57,14 +55,9 @@ void Network::start_tx(Ctx& ctx, NodeId node, PortId p, Packet& pkt) {
   pt.stats.tx_bytes += pkt.wire;
   pt.stats.busy += ser;
   if (pkt.type == PacketType::kData) pt.stats.tx_data_bytes += pkt.payload;
-  Payload done{};
-  done.port = p;
-  ctx.schedule(ser, kTxDone, done);
+  ctx.schedule(ser, kTxDone, Payload{.a = p});
   // Store and forward: the packet is at the peer once its last bit has crossed the link.
-  Payload arrive{};
-  arrive.pkt = pkt;
-  arrive.port = topo_.peer_port(node, p);
-  ctx.send(topo_.peer(node, p), ser + link.delay, kArrive, arrive);
+  ctx.send_fifo(port_base_[node] + p, ser + link.delay, pkt);
 }
 
 void Network::on_pause_frame(Ctx& ctx, NodeId node, PortId p, const Packet& pkt) {

@@ -40,7 +40,7 @@ PortId Network::route(Ctx& ctx, NodeId sw, const Packet& pkt) {
   return hops[hashed];
 }
 
-bool Network::admit(Ctx& ctx, NodeId sw, PortId in, PortId out, Packet& pkt) {
+bool Network::admit(Ctx& ctx, NodeId sw, PortId in, PortId out, const Packet& pkt) {
   SwitchState& s = switches_[sw];
   Port& ip = port(sw, in);
   const std::uint64_t bytes = pkt.wire;
@@ -79,7 +79,7 @@ void Network::lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt
       ip.peer_paused ? "" : " (no XOFF was sent: the shared pool is exhausted)"));
 }
 
-void Network::switch_receive(Ctx& ctx, NodeId sw, PortId in, Packet pkt) {
+void Network::switch_receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt) {
   const PortId out = route(ctx, sw, pkt);
   Port& op = port(sw, out);
   const TrafficClass tc = pkt.traffic_class();
@@ -90,10 +90,10 @@ void Network::switch_receive(Ctx& ctx, NodeId sw, PortId in, Packet pkt) {
       ip.stats.dropped_bytes += pkt.payload;
       return;
     }
-    pkt.in_port = in;
     note_queue(op, ctx.now());
   }
   op.queue[tc].push(pkt);
+  op.queue[tc].back().in_port = in;
   op.queued[tc] += pkt.wire;
   if (tc == kDataClass)
     op.stats.max_queue_bytes = std::max(op.stats.max_queue_bytes, op.queued[tc]);
@@ -154,9 +154,7 @@ void Network::send_pause(Ctx& ctx, NodeId sw, PortId p, bool on) {
     // re-arms itself.
     if (pt.refresh_at < 0) {
       pt.refresh_at = ctx.now() + pause_refresh(rate);
-      Payload pl{};
-      pl.port = p;
-      ctx.schedule(pt.refresh_at - ctx.now(), kPfcRefresh, pl);
+      ctx.schedule(pt.refresh_at - ctx.now(), kPfcRefresh, Payload{.a = p});
     }
   }
   pt.queue[kMacControl].push(pause);
