@@ -73,7 +73,7 @@ class Context {
   Time now() const { return now_; }
   NodeId node() const { return node_; }
   LpId lp() const { return lp_; }
-  Rng& rng() { return sim_.rng_[node_]; }
+  Rng& rng() { return sim_.per_node_[node_].rng; }
 
   // An event for this node, `delay` from now.
   void schedule(Time delay, EventKind kind, const Payload& payload = {}) {
@@ -135,10 +135,8 @@ class Simulation {
       if (lp.nodes == 0) throw ConfigError("LP " + std::to_string(lp.id) + " has no node");
     }
     linked_.assign(static_cast<std::size_t>(lps) * lps, 0);
-    rng_.reserve(cfg_.nodes);
-    for (NodeId n = 0; n < cfg_.nodes; ++n) rng_.emplace_back(cfg_.seed, n);
-    seq_.assign(cfg_.nodes, 0);
-    if (cfg_.trace_hash) node_hash_.assign(cfg_.nodes, 0);
+    per_node_.reserve(cfg_.nodes);
+    for (NodeId n = 0; n < cfg_.nodes; ++n) per_node_.push_back(NodeState{Rng(cfg_.seed, n)});
 #ifndef NDEBUG
     channels_.resize(cfg_.nodes);
 #endif
@@ -188,12 +186,12 @@ class Simulation {
   void schedule_initial(NodeId node, Time at, EventKind kind, const Payload& payload = {}) {
     check_node(node, "schedule_initial");
     if (at < 0) throw ConfigError("initial event at negative time");
-    if (seq_[node] == kMaxSeq) throw_seq_overflow(node);
-    lps_[cfg_.lp_of_node[node]].queue.emplace(at, node, node, seq_[node]++, kind, payload);
+    if (per_node_[node].seq == kMaxSeq) throw_seq_overflow(node);
+    lps_[cfg_.lp_of_node[node]].queue.emplace(at, node, node, per_node_[node].seq++, kind, payload);
   }
 
   Rng& rng(NodeId node) {
-    return rng_[node];
+    return per_node_[node].rng;
   }
   LpId lp_of(NodeId node) const {
     return cfg_.lp_of_node[node];
@@ -208,7 +206,7 @@ class Simulation {
   // Hash of every node's sequence of processed events (needs cfg.trace_hash).
   std::uint64_t trace_hash() const {
     std::uint64_t h = 0;
-    for (std::uint64_t v : node_hash_) h = hash_mix(h, v);
+    for (const NodeState& n : per_node_) h = hash_mix(h, n.hash);
     return h;
   }
 
@@ -288,6 +286,13 @@ class Simulation {
     Time last_time = 0;
     std::uint64_t events = 0, sent = 0, last_cost = 0;
   };
+  // What the kernel keeps per node, on a cache line of its own: neighbouring nodes may sit on
+  // other LPs, whose threads write their counters in the same window.
+  struct alignas(64) NodeState {
+    Rng rng;
+    std::uint64_t seq = 0;   // the node's next event number
+    std::uint64_t hash = 0;  // its processed-event sequence (SimConfig::trace_hash)
+  };
   struct FifoEntry {
     Time time;
     std::uint64_t seq;
@@ -354,7 +359,7 @@ class Simulation {
     // (release builds check the LP lookahead below, which is what correctness needs).
     if (dst != src && cfg_.any_to_any_delay == 0) check_channel(ctx, dst, delay);
 #endif
-    if (seq_[src] == kMaxSeq) throw_seq_overflow(src);
+    if (per_node_[src].seq == kMaxSeq) throw_seq_overflow(src);
     if (delay > kTimeMax - ctx.now_) throw_beyond_horizon(src, dst, ctx.now_, delay);
     const Time at = ctx.now_ + delay;
     const LpId to = cfg_.lp_of_node[dst];
@@ -364,13 +369,13 @@ class Simulation {
       if (dst != src && delay < min_channel_) {
         throw_too_soon(src, dst, ctx.lp_, to, ctx.now_, delay, min_channel_);
       }
-      lp.queue.emplace(at, src, dst, seq_[src]++, kind, payload);
+      lp.queue.emplace(at, src, dst, per_node_[src].seq++, kind, payload);
       return;
     }
     if (delay < lookahead_) throw_too_soon(src, dst, ctx.lp_, to, ctx.now_, delay, lookahead_);
     const std::int32_t box = lp.outbox_of[to];
     if (box < 0) throw_no_channel(src, dst, ctx.lp_, to);
-    mailboxes_[box].push(round_, E{at, src, dst, seq_[src]++, kind, payload});
+    mailboxes_[box].push(round_, E{at, src, dst, per_node_[src].seq++, kind, payload});
     lp.min_sent = std::min(lp.min_sent, at);
     ++lp.sent;
   }
@@ -379,12 +384,12 @@ class Simulation {
     const NodeId src = ctx.node_;
     if (id >= fifos_.size() || fifos_[id].src != src) throw_not_fifo_source(id, src);
     const Fifo& f = fifos_[id];  // its endpoints and delay: read-only during the run
-    if (seq_[src] == kMaxSeq) throw_seq_overflow(src);
+    if (per_node_[src].seq == kMaxSeq) throw_seq_overflow(src);
     if (delay > kTimeMax - ctx.now_) throw_beyond_horizon(src, f.dst, ctx.now_, delay);
     const LpId to = cfg_.lp_of_node[f.dst];
     if (delay < f.min_delay) throw_too_soon(src, f.dst, ctx.lp_, to, ctx.now_, delay, f.min_delay);
     const Time at = ctx.now_ + delay;
-    const std::uint64_t seq = seq_[src]++;
+    const std::uint64_t seq = per_node_[src].seq++;
     Lp& lp = lps_[ctx.lp_];
     if (to == ctx.lp_) {
       enqueue_fifo(lp, id, FifoEntry{at, seq, id, msg});
@@ -465,7 +470,7 @@ class Simulation {
       ctx.now_ = ev.time;
       ctx.node_ = ev.dst;
       if (cfg_.trace_hash) {
-        std::uint64_t& h = node_hash_[ev.dst];
+        std::uint64_t& h = per_node_[ev.dst].hash;
         h = hash_mix(hash_mix(hash_mix(h, static_cast<std::uint64_t>(ev.time)), ev.src), ev.seq);
       }
       model_.handle(ctx, ev);
@@ -492,7 +497,7 @@ class Simulation {
     ctx.now_ = e.time;
     ctx.node_ = f.dst;
     if (cfg_.trace_hash) {
-      std::uint64_t& h = node_hash_[f.dst];
+      std::uint64_t& h = per_node_[f.dst].hash;
       h = hash_mix(hash_mix(hash_mix(h, static_cast<std::uint64_t>(e.time)), f.src), e.seq);
     }
     model_.receive(ctx, id, e.msg);
@@ -510,9 +515,7 @@ class Simulation {
   std::vector<Mailbox<E>> mailboxes_;
   std::vector<Mailbox<FifoEntry>> fifo_mail_;  // beside mailboxes_, same index
   std::vector<Fifo> fifos_;
-  std::vector<Rng> rng_;                  // by node
-  std::vector<std::uint64_t> seq_;        // by node
-  std::vector<std::uint64_t> node_hash_;  // by node
+  std::vector<NodeState> per_node_;  // by node
 #ifndef NDEBUG
   std::vector<std::vector<std::pair<NodeId, Time>>> channels_;  // by node: (peer, min delay)
 #endif
