@@ -59,7 +59,9 @@ struct MessageOf {
   using type = None;
 };
 template <class Model>
-  requires requires { typename Model::Message; }
+requires requires {
+  typename Model::Message;
+}
 struct MessageOf<Model> {
   using type = typename Model::Message;
 };
@@ -422,11 +424,10 @@ class Simulation {
                             : ", which does not exist"));
   }
   [[noreturn]] void throw_fifo_order(std::uint32_t id, Time at, Time last) const {
-    throw CausalityError("FIFO channel " + std::to_string(id) + " (node " +
-                          std::to_string(fifos_[id].src) + " -> " +
-                          std::to_string(fifos_[id].dst) + "): a message for t=" +
-                          std::to_string(at) + " ps after one for t=" + std::to_string(last) +
-                          " ps (a channel delivers in order)");
+    throw CausalityError(
+        "FIFO channel " + std::to_string(id) + " (node " + std::to_string(fifos_[id].src) + " -> " +
+        std::to_string(fifos_[id].dst) + "): a message for t=" + std::to_string(at) +
+        " ps after one for t=" + std::to_string(last) + " ps (a channel delivers in order)");
   }
 
 #ifndef NDEBUG
@@ -489,9 +490,7 @@ class Simulation {
   // Hands a channel's first message to the model, then lists the next one. Nothing else writes
   // this channel's queue meanwhile: its source is another node, and a sender on another LP
   // reaches it only through the mailboxes, drained between windows.
-  void deliver_fifo(Lp& lp, Context<Model>& ctx, std::uint32_t id)
-    requires kFifos
-  {
+  void deliver_fifo(Lp& lp, Context<Model>& ctx, std::uint32_t id) requires kFifos {
     Fifo& f = fifos_[id];
     const FifoEntry& e = f.pending.front();
     ctx.now_ = e.time;

@@ -1,6 +1,7 @@
-// RDMA NICs (RoCEv2, reliable connection): one queue pair per flow, paced by its congestion
-// control, served round-robin; cumulative ACKs, NACK and go-back-N on a gap, a retransmission
-// timeout, and CNPs at the receiver for DCQCN.
+// The NIC's transport: pacing and round-robin over queue pairs, the receiver's ACK/NACK/CNP
+// rules, go-back-N and the retransmission timeout.
+#include "net/nic.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,48 +12,96 @@
 
 namespace fabricsim::net {
 
-void Network::flow_start(Ctx& ctx, std::uint32_t f) {
+Nics::Nics(const Topology& topo, const NetworkConfig& cfg, const std::vector<FlowSpec>& flows,
+           std::vector<FlowResult>& results, std::vector<core::Time> base_rtt, Ports& ports)
+    : topo_(&topo),
+      cfg_(&cfg),
+      flows_(&flows),
+      results_(&results),
+      ports_(&ports),
+      base_rtt_(std::move(base_rtt)),
+      nic_index_(topo.nodes.size(), ~0u),
+      nics_(topo.nics.size()),
+      send_(flows.size()),
+      recv_(flows.size()),
+      dcqcn_(cfg.cc.kind == cc::Kind::kDcqcn) {
+  for (std::uint32_t i = 0; i < topo.nics.size(); ++i) nic_index_[topo.nics[i]] = i;
+  // Plain flows may send all their bytes; app flows what their host posts.
+  for (std::uint32_t f = 0; f < flows.size(); ++f) {
+    if (flows[f].messages.empty()) send_[f].posted = flows[f].bytes;
+  }
+}
+
+Nics::Totals Nics::totals() const {
+  Totals t;
+  for (const NicState& n : nics_) {
+    t.data_sent += n.totals.data_sent;
+    t.data_received += n.totals.data_received;
+    t.delivered += n.totals.delivered;
+  }
+  return t;
+}
+
+void Nics::transmit(Ctx& ctx, NodeId node) {
+  Port& pt = ports_->at(node, 0);
+  if (pt.busy || ports_->send_control(ctx, node, 0)) return;
+  if (pt.data_paused(ctx.now())) {
+    if (!state_of(node).active.empty()) ports_->wake_at(ctx, node, 0, pt.paused_until);
+    return;
+  }
+  Packet pkt;
+  if (next_data(ctx, node, pkt)) ports_->start_tx(ctx, node, 0, pkt);
+}
+
+void Nics::wake(Ctx& ctx, NodeId node) {
+  NicState& n = state_of(node);
+  if (n.wake_at != ctx.now()) return;  // superseded
+  n.wake_at = -1;
+  transmit(ctx, node);
+}
+
+void Nics::flow_start(Ctx& ctx, std::uint32_t f) {
   SendState& s = send_[f];
   const NodeId node = ctx.node();
-  cc::init(s.cc, cfg_.cc, topo_.link_at(node, 0).rate, base_rtt_[f], cfg_.nic.mtu);
+  cc::init(s.cc, cfg_->cc, topo_->link_at(node, 0).rate, base_rtt_[f], cfg_->nic.mtu);
   s.active = true;
-  nics_[nic_index_[node]].active.push_back(f);
-  try_transmit(ctx, node, 0);
+  state_of(node).active.push_back(f);
+  transmit(ctx, node);
 }
 
-void Network::app_post(Ctx& ctx, std::uint32_t f, std::uint64_t bytes) {
+void Nics::app_post(Ctx& ctx, std::uint32_t f, std::uint64_t bytes) {
   SendState& s = send_[f];
   s.posted += bytes;
-  if (s.posted > flows_[f].bytes) {
+  if (s.posted > (*flows_)[f].bytes) {
     throw std::logic_error(
-        fmt::format("flow {}: the app posted more than its {} bytes", f, flows_[f].bytes));
+        fmt::format("flow {}: the app posted more than its {} bytes", f, (*flows_)[f].bytes));
   }
   if (!s.active) {
-    results_[f].start = ctx.now();
+    (*results_)[f].start = ctx.now();
     flow_start(ctx, f);
   } else {
-    try_transmit(ctx, ctx.node(), 0);
+    transmit(ctx, ctx.node());
   }
 }
 
-void Network::note_delivered(Ctx& ctx, NodeId nic, std::uint32_t f) {
-  const std::vector<std::uint64_t>& ends = flows_[f].messages;
+void Nics::note_delivered(Ctx& ctx, NodeId nic, std::uint32_t f) {
+  const std::vector<std::uint64_t>& ends = (*flows_)[f].messages;
   RecvState& r = recv_[f];
   const std::uint32_t before = r.messages_done;
   while (r.messages_done < ends.size() && ends[r.messages_done] <= r.rcv_nxt) ++r.messages_done;
   if (r.messages_done == before) return;
-  ctx.send(host_node(topo_.nodes[nic].host), host_delay_, kDelivered,
-           Payload{.a = f, .b = r.messages_done});
+  ctx.send(first_agent_ + topo_->nodes[nic].host, host_delay_, Network::kDelivered,
+           Network::Payload{.a = f, .b = r.messages_done});
 }
 
-void Network::arm_rto(Ctx& ctx, std::uint32_t f) {
+void Nics::arm_rto(Ctx& ctx, std::uint32_t f) {
   SendState& s = send_[f];
   if (s.rto_event_at >= 0) return;  // the pending event re-arms itself at the deadline
   s.rto_event_at = s.rto_deadline;
-  ctx.schedule(s.rto_deadline - ctx.now(), kRto, Payload{.a = f});
+  ctx.schedule(s.rto_deadline - ctx.now(), Network::kRto, Network::Payload{.a = f});
 }
 
-void Network::flow_timeout(Ctx& ctx, std::uint32_t f) {
+void Nics::flow_timeout(Ctx& ctx, std::uint32_t f) {
   SendState& s = send_[f];
   if (ctx.now() != s.rto_event_at) return;  // stale
   s.rto_event_at = -1;
@@ -64,28 +113,28 @@ void Network::flow_timeout(Ctx& ctx, std::uint32_t f) {
   // No progress for a whole timeout: go back to the first unacknowledged byte, at most
   // retry_count times in a row; then the queue pair fails, as an RC QP does with
   // IBV_WC_RETRY_EXC_ERR (and NCCL aborts), instead of retrying forever.
-  ++results_[f].timeouts;
-  if (++s.retries > cfg_.nic.retry_count) transport_failed(ctx, f);
+  ++(*results_)[f].timeouts;
+  if (++s.retries > cfg_->nic.retry_count) transport_failed(ctx, f);
   s.snd_nxt = s.snd_una;
-  s.rto_deadline = core::later(ctx.now(), cfg_.nic.rto, "a retransmission timeout");
+  s.rto_deadline = core::later(ctx.now(), cfg_->nic.rto, "a retransmission timeout");
   arm_rto(ctx, f);
-  try_transmit(ctx, ctx.node(), 0);
+  transmit(ctx, ctx.node());
 }
 
-void Network::transport_failed(Ctx& ctx, std::uint32_t f) {
+void Nics::transport_failed(Ctx& ctx, std::uint32_t f) {
   const SendState& s = send_[f];
   throw TransportError(fmt::format(
       "flow {} ({} -> {}) failed at {:.3f} us: {} retransmission timeouts of {:.3f} us in a row "
       "without an acknowledged byte (stuck at byte {} of {}), past network.retry_count = {}. "
       "Likely causes: a lossy buffer too small for the burst, network.rto shorter than the round "
       "trip, or a link so slow that one packet outlasts the timeout",
-      f, topo_.nodes[topo_.nics[flows_[f].src_nic]].name,
-      topo_.nodes[topo_.nics[flows_[f].dst_nic]].name, double(ctx.now()) * 1e-6, s.retries,
-      double(cfg_.nic.rto) * 1e-6, s.snd_una, flows_[f].bytes, cfg_.nic.retry_count));
+      f, topo_->nodes[topo_->nics[(*flows_)[f].src_nic]].name,
+      topo_->nodes[topo_->nics[(*flows_)[f].dst_nic]].name, double(ctx.now()) * 1e-6, s.retries,
+      double(cfg_->nic.rto) * 1e-6, s.snd_una, (*flows_)[f].bytes, cfg_->nic.retry_count));
 }
 
-bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
-  NicState& nic = nics_[nic_index_[node]];
+bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
+  NicState& nic = state_of(node);
   const core::Time now = ctx.now();
   core::Time earliest = core::kTimeMax;
   const std::size_t count = nic.active.size();
@@ -95,9 +144,9 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     SendState& s = send_[f];
     // Everything (posted) sent: waiting for ACKs or for the app.
     if (s.snd_nxt >= s.posted) continue;
-    cc::advance(s.cc, cfg_.cc, now);
+    cc::advance(s.cc, cfg_->cc, now);
     const std::uint32_t payload =
-        static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.nic.mtu, s.posted - s.snd_nxt));
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_->nic.mtu, s.posted - s.snd_nxt));
     const std::uint64_t window = cc::window_bytes(s.cc);
     // A window limits bytes in flight, but one packet may always go when nothing is.
     if (window && s.snd_nxt > s.snd_una && s.snd_nxt - s.snd_una + payload > window) continue;
@@ -105,7 +154,7 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     // whenever the rate changes (HPCC-ns3 RdmaHw::ChangeRate): a flow cut to its floor is not
     // held back at that rate once the congestion control has raised it again.
     Bps rate = cc::rate(s.cc);
-    if (flows_[f].max_rate > 0) rate = std::min(rate, flows_[f].max_rate);
+    if ((*flows_)[f].max_rate > 0) rate = std::min(rate, (*flows_)[f].max_rate);
     const core::Time next_send =
         s.last_wire ? s.last_send + serialization(s.last_wire, std::max<Bps>(1, rate)) : now;
     if (next_send > now) {
@@ -121,96 +170,94 @@ bool Network::nic_next_data(Ctx& ctx, NodeId node, Packet& out) {
     out.payload = payload;
     out.wire = data_wire_bytes(payload);
     out.src = node;
-    out.dst = topo_.nics[flows_[f].dst_nic];
-    if (s.snd_nxt < s.max_sent) results_[f].retransmitted_bytes += payload;
+    out.dst = topo_->nics[(*flows_)[f].dst_nic];
+    if (s.snd_nxt < s.max_sent) (*results_)[f].retransmitted_bytes += payload;
     s.snd_nxt += payload;
     s.max_sent = std::max(s.max_sent, s.snd_nxt);
-    cc::on_send(s.cc, cfg_.cc, now, payload);
+    cc::on_send(s.cc, cfg_->cc, now, payload);
     s.last_send = now;
     s.last_wire = out.wire;
     // When the window will stop the sender after this packet, ask for an ACK now: with
     // ack_every > 1 the receiver would otherwise wait for packets that never come.
     out.ack_req =
-        s.snd_nxt >= s.posted || (window && s.snd_nxt - s.snd_una + cfg_.nic.mtu > window);
+        s.snd_nxt >= s.posted || (window && s.snd_nxt - s.snd_una + cfg_->nic.mtu > window);
     if (s.rto_deadline < 0) {
-      s.rto_deadline = core::later(now, cfg_.nic.rto, "a retransmission timeout");
+      s.rto_deadline = core::later(now, cfg_->nic.rto, "a retransmission timeout");
       arm_rto(ctx, f);
     }
     nic.rr = static_cast<std::uint32_t>(idx + 1);
-    nic.data_sent += payload;
+    nic.totals.data_sent += payload;
     return true;
   }
   if (earliest != core::kTimeMax && (nic.wake_at < 0 || earliest < nic.wake_at)) {
     nic.wake_at = earliest;
-    ctx.schedule(earliest - now, kNicWake, Payload{});
+    ctx.schedule(earliest - now, Network::kNicWake, Network::Payload{});
   }
   return false;
 }
 
-void Network::nic_send_control(Ctx& ctx, NodeId node, Packet pkt) {
-  Port& p = port(node, 0);
-  p.queue[kControl].push(pkt);
-  p.queued[kControl] += pkt.wire;
-  try_transmit(ctx, node, 0);
+void Nics::send_control(Ctx& ctx, NodeId node, const Packet& pkt) {
+  ports_->at(node, 0).enqueue(pkt);
+  transmit(ctx, node);
 }
 
-void Network::nic_receive(Ctx& ctx, NodeId node, const Packet& pkt) {
+void Nics::receive(Ctx& ctx, NodeId node, const Packet& pkt) {
   switch (pkt.type) {
     case PacketType::kData:
-      nic_receive_data(ctx, node, pkt);
+      receive_data(ctx, node, pkt);
       return;
     case PacketType::kAck:
     case PacketType::kNack:
-      nic_receive_ack(ctx, node, pkt);
+      receive_ack(ctx, node, pkt);
       return;
     case PacketType::kCnp:
-      if (send_[pkt.flow].active) cc::on_cnp(send_[pkt.flow].cc, cfg_.cc, ctx.now());
+      if (send_[pkt.flow].active) cc::on_cnp(send_[pkt.flow].cc, cfg_->cc, ctx.now());
       return;
     case PacketType::kPause:
       return;  // handled as a port event
   }
 }
 
-void Network::nic_receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
-  NicState& nic = nics_[nic_index_[node]];
+void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
+  NicState& nic = state_of(node);
   RecvState& r = recv_[pkt.flow];
   const core::Time now = ctx.now();
-  const std::uint64_t size = flows_[pkt.flow].bytes;
-  nic.data_received += pkt.payload;
+  const std::uint64_t size = (*flows_)[pkt.flow].bytes;
+  nic.totals.data_received += pkt.payload;
 
   Packet reply;
   reply.flow = pkt.flow;
   reply.src = node;
   reply.dst = pkt.src;
   // DCQCN notification point: at most one CNP per flow per interval.
-  if (pkt.ce && dcqcn_ && (r.last_cnp < 0 || now - r.last_cnp >= cfg_.cc.dcqcn.cnp_interval)) {
+  if (pkt.ce && dcqcn_ && (r.last_cnp < 0 || now - r.last_cnp >= cfg_->cc.dcqcn.cnp_interval)) {
     r.last_cnp = now;
     Packet cnp = reply;
     cnp.type = PacketType::kCnp;
     cnp.wire = kCnpWireBytes;
-    nic_send_control(ctx, node, cnp);
+    send_control(ctx, node, cnp);
   }
   bool ack = false;
   if (pkt.seq == r.rcv_nxt) {
     r.rcv_nxt += pkt.payload;
-    nic.delivered += pkt.payload;
-    if (cfg_.nic.out_of_order) advance_over_ahead(r, size);
-    if (r.rcv_nxt == size) results_[pkt.flow].finish = now;
-    if (!flows_[pkt.flow].messages.empty()) note_delivered(ctx, node, pkt.flow);
-    ack = ++r.since_ack >= cfg_.nic.ack_every || r.rcv_nxt == size || pkt.ce || pkt.ack_req;
-  } else if (pkt.seq > r.rcv_nxt && cfg_.nic.out_of_order) {
-    if (place_ahead(r, pkt, size)) nic.delivered += pkt.payload;
-    ack = ++r.since_ack >= cfg_.nic.ack_every || pkt.ce || pkt.ack_req;
+    nic.totals.delivered += pkt.payload;
+    if (cfg_->nic.out_of_order) advance_over_ahead(r, size);
+    if (r.rcv_nxt == size) (*results_)[pkt.flow].finish = now;
+    if (!(*flows_)[pkt.flow].messages.empty()) note_delivered(ctx, node, pkt.flow);
+    ack = ++r.since_ack >= cfg_->nic.ack_every || r.rcv_nxt == size || pkt.ce || pkt.ack_req;
+  } else if (pkt.seq > r.rcv_nxt && cfg_->nic.out_of_order) {
+    if (place_ahead(r, pkt, size)) nic.totals.delivered += pkt.payload;
+    ack = ++r.since_ack >= cfg_->nic.ack_every || pkt.ce || pkt.ack_req;
   } else if (pkt.seq > r.rcv_nxt) {
     // A gap: go-back-N receivers discard what comes after it and ask for the missing byte.
-    if (r.nack_seq != r.rcv_nxt || now - r.nack_at >= cfg_.nic.nack_interval) {
+    if (r.nack_seq != r.rcv_nxt || now - r.nack_at >= cfg_->nic.nack_interval) {
       r.nack_seq = r.rcv_nxt;
       r.nack_at = now;
       Packet nack = reply;
       nack.type = PacketType::kNack;
       nack.seq = r.rcv_nxt;
       nack.wire = kAckWireBytes;
-      nic_send_control(ctx, node, nack);
+      send_control(ctx, node, nack);
     }
     return;
   } else {
@@ -225,12 +272,12 @@ void Network::nic_receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
   reply.wire = kAckWireBytes;
   reply.hops = pkt.hops;
   std::copy(pkt.stamps, pkt.stamps + pkt.hops, reply.stamps);
-  nic_send_control(ctx, node, reply);
+  send_control(ctx, node, reply);
 }
 
-bool Network::place_ahead(RecvState& r, const Packet& pkt, std::uint64_t size) {
-  const std::uint64_t index = pkt.seq / cfg_.nic.mtu;
-  if (r.ahead.empty()) r.ahead.assign((size / cfg_.nic.mtu + 64) / 64, 0);
+bool Nics::place_ahead(RecvState& r, const Packet& pkt, std::uint64_t size) {
+  const std::uint64_t index = pkt.seq / cfg_->nic.mtu;
+  if (r.ahead.empty()) r.ahead.assign((size / cfg_->nic.mtu + 64) / 64, 0);
   std::uint64_t& word = r.ahead[index / 64];
   const std::uint64_t bit = std::uint64_t{1} << (index % 64);
   if (word & bit) return false;
@@ -238,20 +285,20 @@ bool Network::place_ahead(RecvState& r, const Packet& pkt, std::uint64_t size) {
   return true;
 }
 
-void Network::advance_over_ahead(RecvState& r, std::uint64_t size) {
+void Nics::advance_over_ahead(RecvState& r, std::uint64_t size) {
   if (r.ahead.empty()) return;
   for (;;) {
-    const std::uint64_t index = r.rcv_nxt / cfg_.nic.mtu;
+    const std::uint64_t index = r.rcv_nxt / cfg_->nic.mtu;
     if (r.rcv_nxt >= size || !(r.ahead[index / 64] & (std::uint64_t{1} << (index % 64)))) return;
-    r.rcv_nxt += std::min<std::uint64_t>(cfg_.nic.mtu, size - r.rcv_nxt);
+    r.rcv_nxt += std::min<std::uint64_t>(cfg_->nic.mtu, size - r.rcv_nxt);
   }
 }
 
-void Network::nic_receive_ack(Ctx& ctx, NodeId node, const Packet& pkt) {
+void Nics::receive_ack(Ctx& ctx, NodeId node, const Packet& pkt) {
   SendState& s = send_[pkt.flow];
   if (!s.active) return;  // a late ACK of a finished flow
   const core::Time now = ctx.now();
-  const std::uint64_t size = flows_[pkt.flow].bytes;
+  const std::uint64_t size = (*flows_)[pkt.flow].bytes;
   if (pkt.seq > s.snd_una) {
     const std::uint64_t acked = pkt.seq - s.snd_una;
     s.snd_una = pkt.seq;
@@ -269,24 +316,24 @@ void Network::nic_receive_ack(Ctx& ctx, NodeId node, const Packet& pkt) {
         info.int_hops[h] =
             cc::IntHop{st.qlen_bytes, st.tx_bytes, st.ts, Bps(st.rate_mbps) * 1'000'000};
       }
-      cc::on_ack(s.cc, cfg_.cc, now, info);
+      cc::on_ack(s.cc, cfg_->cc, now, info);
     }
     s.retries = 0;
     s.rto_deadline =
-        s.snd_una < s.snd_nxt ? core::later(now, cfg_.nic.rto, "a retransmission timeout") : -1;
+        s.snd_una < s.snd_nxt ? core::later(now, cfg_->nic.rto, "a retransmission timeout") : -1;
   }
   if (pkt.type == PacketType::kNack && pkt.seq < s.snd_nxt) s.snd_nxt = pkt.seq;  // go back N
   if (s.snd_una >= size) {
     s.active = false;
     s.rto_deadline = -1;
-    results_[pkt.flow].acked = now;
-    NicState& nic = nics_[nic_index_[node]];
+    (*results_)[pkt.flow].acked = now;
+    NicState& nic = state_of(node);
     const auto it = std::find(nic.active.begin(), nic.active.end(), pkt.flow);
     // Keep the round-robin turn on the QP that was next.
     if (static_cast<std::uint32_t>(it - nic.active.begin()) < nic.rr) --nic.rr;
     nic.active.erase(it);
   }
-  try_transmit(ctx, node, 0);
+  transmit(ctx, node);
 }
 
 }  // namespace fabricsim::net

@@ -1,67 +1,58 @@
-// Ports: one transmission at a time, control before data, data only while not paused.
-// A port keeps at most one pending event of its own (the end of the current serialization, or
-// a wake-up when a pause expires).
-#include <algorithm>
+#include "net/port.hpp"
 
 #include "net/network.hpp"
 #include "net/wire.hpp"
 
 namespace fabricsim::net {
 
-void Network::note_queue(Port& p, core::Time now) {
-  p.stats.queue_byte_ps += double(p.queued[kDataClass]) * double(now - p.queue_changed);
-  p.queue_changed = now;
-}
-
-void Network::wake_at(Ctx& ctx, NodeId node, PortId p, core::Time t) {
-  Port& port_state = port(node, p);
-  if (port_state.wake_at >= 0 && port_state.wake_at <= t) return;
-  port_state.wake_at = t;
-  ctx.schedule(t - ctx.now(), kPortWake, Payload{.a = p});
-}
-
-void Network::try_transmit(Ctx& ctx, NodeId node, PortId p) {
-  Port& pt = port(node, p);
-  if (pt.busy) return;
-  Packet pkt;
-  if (!pt.queue[kMacControl].empty() || !pt.queue[kControl].empty()) {
-    const TrafficClass tc = pt.queue[kMacControl].empty() ? kControl : kMacControl;
-    pkt = pt.queue[tc].front();
-    pt.queue[tc].pop();
-    pt.queued[tc] -= pkt.wire;
-  } else if (data_paused(pt, ctx.now())) {
-    const bool waiting =
-        is_nic(node) ? !nics_[nic_index_[node]].active.empty() : !pt.queue[kDataClass].empty();
-    if (waiting) wake_at(ctx, node, p, pt.paused_until);
-    return;
-  } else if (is_nic(node)) {
-    if (!nic_next_data(ctx, node, pkt)) return;
-  } else {
-    if (pt.queue[kDataClass].empty()) return;
-    pkt = pt.queue[kDataClass].front();
-    pt.queue[kDataClass].pop();
-    note_queue(pt, ctx.now());
-    pt.queued[kDataClass] -= pkt.wire;
-    switch_dequeued(ctx, node, p, pkt);
+Ports::Ports(const Topology& topo) : topo_(&topo) {
+  const std::size_t n = topo.nodes.size();
+  base_.resize(n + 1);
+  for (std::size_t v = 0; v < n; ++v) {
+    base_[v + 1] = base_[v] + static_cast<std::uint32_t>(topo.nodes[v].ports.size());
   }
-  start_tx(ctx, node, p, pkt);
+  ports_.resize(base_[n]);
+  arrival_.resize(ports_.size());
+  for (NodeId v = 0; v < n; ++v) {
+    for (PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
+      arrival_[base_[v] + p] = topo.peer_port(v, p);
+    }
+  }
 }
 
-void Network::start_tx(Ctx& ctx, NodeId node, PortId p, Packet& pkt) {
-  Port& pt = port(node, p);
-  const Link& link = topo_.link_at(node, p);
+void Ports::start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt) {
+  Port& pt = at(node, p);
+  const Link& link = topo_->link_at(node, p);
   const core::Time ser = serialization(pkt.wire, link.rate);
   pt.busy = true;
   pt.stats.tx_bytes += pkt.wire;
   pt.stats.busy += ser;
   if (pkt.type == PacketType::kData) pt.stats.tx_data_bytes += pkt.payload;
-  ctx.schedule(ser, kTxDone, Payload{.a = p});
+  ctx.schedule(ser, Network::kTxDone, Network::Payload{.a = p});
   // Store and forward: the packet is at the peer once its last bit has crossed the link.
-  ctx.send_fifo(port_base_[node] + p, ser + link.delay, pkt);
+  ctx.send_fifo(index(node, p), ser + link.delay, pkt);
 }
 
-void Network::on_pause_frame(Ctx& ctx, NodeId node, PortId p, const Packet& pkt) {
-  Port& pt = port(node, p);
+bool Ports::send_control(Ctx& ctx, NodeId node, PortId p) {
+  Port& pt = at(node, p);
+  if (!pt.has_control()) return false;
+  const TrafficClass tc = pt.queue[kMacControl].empty() ? kControl : kMacControl;
+  const Packet& pkt = pt.queue[tc].front();
+  pt.queued[tc] -= pkt.wire;
+  start_tx(ctx, node, p, pkt);
+  pt.queue[tc].pop();
+  return true;
+}
+
+void Ports::wake_at(Ctx& ctx, NodeId node, PortId p, core::Time t) {
+  Port& pt = at(node, p);
+  if (pt.wake_at >= 0 && pt.wake_at <= t) return;
+  pt.wake_at = t;
+  ctx.schedule(t - ctx.now(), Network::kPortWake, Network::Payload{.a = p});
+}
+
+bool Ports::on_pause_frame(Ctx& ctx, NodeId node, PortId p, const Packet& pkt) {
+  Port& pt = at(node, p);
   const core::Time now = ctx.now();
   if (pkt.sent > 0) {
     ++pt.stats.pauses_received;
@@ -71,12 +62,13 @@ void Network::on_pause_frame(Ctx& ctx, NodeId node, PortId p, const Packet& pkt)
       pt.pause_began = now;
     }
     pt.paused_until = now + pkt.sent;
-  } else if (pt.paused_until > now) {  // XON
-    pt.stats.paused += now - pt.pause_began;
-    pt.paused_until = now;
-    pt.pause_began = now;
-    try_transmit(ctx, node, p);
+    return false;
   }
+  if (pt.paused_until <= now) return false;  // XON while not paused
+  pt.stats.paused += now - pt.pause_began;
+  pt.paused_until = now;
+  pt.pause_began = now;
+  return true;
 }
 
 }  // namespace fabricsim::net

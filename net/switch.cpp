@@ -1,5 +1,5 @@
-// Switches: routing, shared-buffer admission with PFC or drops, ECN marking and HPCC telemetry
-// at dequeue.
+#include "net/switch.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,18 +9,50 @@
 #include "net/wire.hpp"
 
 namespace fabricsim::net {
-std::uint64_t Network::xoff_threshold(NodeId sw) const {
-  if (cfg_.sw.pfc_xoff_bytes) return cfg_.sw.pfc_xoff_bytes;
-  const SwitchState& s = switches_[sw];
-  return std::uint64_t(cfg_.sw.pfc_alpha * double(s.shared_cap - s.shared_used));
+
+Switches::Switches(const Topology& topo, const NetworkConfig& cfg, const Routes& routes,
+                   Ports& ports)
+    : topo_(&topo), cfg_(&cfg), routes_(&routes), ports_(&ports) {
+  const std::size_t n = topo.nodes.size();
+  nic_index_.assign(n, ~0u);
+  for (std::uint32_t i = 0; i < topo.nics.size(); ++i) nic_index_[topo.nics[i]] = i;
+  buffers_.resize(n);
+  ingress_.resize(ports.size());
+  kmin_.resize(ports.size());
+  kmax_.resize(ports.size());
+  headroom_.resize(ports.size());
+  for (NodeId v = 0; v < n; ++v) {
+    const Node& node = topo.nodes[v];
+    std::uint64_t headroom = 0;
+    for (PortId p = 0; p < node.ports.size(); ++p) {
+      const Link& l = topo.link_at(v, p);
+      const std::uint32_t i = ports.index(v, p);
+      // RED thresholds scale with the port rate (HPCC-ns3 run.py, see SwitchConfig).
+      const double scale = double(l.rate) / double(25 * kGbps);
+      kmin_[i] = cfg.sw.kmin_bytes ? cfg.sw.kmin_bytes : std::uint64_t(100'000 * scale);
+      kmax_[i] = cfg.sw.kmax_bytes ? cfg.sw.kmax_bytes : std::uint64_t(400'000 * scale);
+      headroom_[i] = port_headroom(l, cfg);
+      headroom += headroom_[i];
+    }
+    if (node.kind == NodeKind::kSwitch) {
+      buffers_[v].shared_cap = cfg.sw.pfc ? cfg.sw.buffer_bytes - headroom : cfg.sw.buffer_bytes;
+    }
+  }
+  hpcc_ = cfg.cc.kind == cc::Kind::kHpcc;
 }
 
-PortId Network::route(Ctx& ctx, NodeId sw, const Packet& pkt) {
-  const auto hops = routes_.next_hops(sw, nic_index_[pkt.dst]);
+std::uint64_t Switches::xoff_threshold(NodeId sw) const {
+  if (cfg_->sw.pfc_xoff_bytes) return cfg_->sw.pfc_xoff_bytes;
+  const Buffer& b = buffers_[sw];
+  return std::uint64_t(cfg_->sw.pfc_alpha * double(b.shared_cap - b.shared_used));
+}
+
+PortId Switches::route(Ctx& ctx, NodeId sw, const Packet& pkt) {
+  const auto hops = routes_->next_hops(sw, nic_index_[pkt.dst]);
   if (hops.size() == 1) return hops[0];
   const std::size_t hashed = ecmp_hash(pkt.src, pkt.dst, pkt.flow, sw) % hops.size();
   if (pkt.type != PacketType::kData) return hops[hashed];
-  switch (cfg_.sw.routing) {
+  switch (cfg_->sw.routing) {
     case Routing::kEcmp:
       return hops[hashed];
     case Routing::kSpray:
@@ -30,7 +62,8 @@ PortId Network::route(Ctx& ctx, NodeId sw, const Packet& pkt) {
       std::size_t best = hashed;
       for (std::size_t i = 1; i < hops.size(); ++i) {
         const std::size_t c = (hashed + i) % hops.size();
-        if (port(sw, hops[c]).queued[kDataClass] < port(sw, hops[best]).queued[kDataClass]) {
+        if (ports_->at(sw, hops[c]).queued[kDataClass] <
+            ports_->at(sw, hops[best]).queued[kDataClass]) {
           best = c;
         }
       }
@@ -40,133 +73,150 @@ PortId Network::route(Ctx& ctx, NodeId sw, const Packet& pkt) {
   return hops[hashed];
 }
 
-bool Network::admit(Ctx& ctx, NodeId sw, PortId in, PortId out, const Packet& pkt) {
-  SwitchState& s = switches_[sw];
-  Port& ip = port(sw, in);
+bool Switches::admit(Ctx& ctx, NodeId sw, PortId in, PortId out, const Packet& pkt) {
+  Buffer& b = buffers_[sw];
   const std::uint64_t bytes = pkt.wire;
-  if (!cfg_.sw.pfc) {
-    const std::uint64_t free = cfg_.sw.buffer_bytes - s.used;
-    if (bytes > free ||
-        double(port(sw, out).queued[kDataClass] + bytes) > cfg_.sw.egress_alpha * double(free)) {
+  if (!cfg_->sw.pfc) {
+    const std::uint64_t free = cfg_->sw.buffer_bytes - b.used;
+    if (bytes > free || double(ports_->at(sw, out).queued[kDataClass] + bytes) >
+                            cfg_->sw.egress_alpha * double(free)) {
       return false;
     }
-    s.used += bytes;
+    b.used += bytes;
     return true;
   }
-  if (ip.ingress_shared + bytes <= xoff_threshold(sw) && s.shared_used + bytes <= s.shared_cap) {
-    ip.ingress_shared += bytes;
-    s.shared_used += bytes;
-  } else if (ip.ingress_headroom + bytes <= headroom_[port_base_[sw] + in]) {
-    ip.ingress_headroom += bytes;
+  const std::uint32_t i = ports_->index(sw, in);
+  Ingress& ig = ingress_[i];
+  if (ig.shared + bytes <= xoff_threshold(sw) && b.shared_used + bytes <= b.shared_cap) {
+    ig.shared += bytes;
+    b.shared_used += bytes;
+  } else if (ig.headroom + bytes <= headroom_[i]) {
+    ig.headroom += bytes;
   } else {
     lossless_overrun(ctx, sw, in, pkt);
   }
-  s.used += bytes;
-  if (!ip.peer_paused && (ip.ingress_headroom > 0 || ip.ingress_shared >= xoff_threshold(sw))) {
+  b.used += bytes;
+  if (!ig.peer_paused && (ig.headroom > 0 || ig.shared >= xoff_threshold(sw))) {
     send_pause(ctx, sw, in, true);
   }
   return true;
 }
 
-void Network::lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt) {
-  const Port& ip = port(sw, in);
+void Switches::lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt) {
+  const std::uint32_t i = ports_->index(sw, in);
   throw LosslessDrop(fmt::format(
       "lossless fabric dropped a packet at {} port {} (from {}) at {:.3f} us: the port's PFC "
       "headroom ({} bytes, {} in use) cannot take a {}-byte packet after XOFF{}; raise "
       "network.pfc_headroom_factor or network.buffer",
-      topo_.nodes[sw].name, in, topo_.nodes[topo_.peer(sw, in)].name, double(ctx.now()) * 1e-6,
-      headroom_[port_base_[sw] + in], ip.ingress_headroom, pkt.wire,
-      ip.peer_paused ? "" : " (no XOFF was sent: the shared pool is exhausted)"));
+      topo_->nodes[sw].name, in, topo_->nodes[topo_->peer(sw, in)].name, double(ctx.now()) * 1e-6,
+      headroom_[i], ingress_[i].headroom, pkt.wire,
+      ingress_[i].peer_paused ? "" : " (no XOFF was sent: the shared pool is exhausted)"));
 }
 
-void Network::switch_receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt) {
+void Switches::receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt) {
   const PortId out = route(ctx, sw, pkt);
-  Port& op = port(sw, out);
+  Port& op = ports_->at(sw, out);
   const TrafficClass tc = pkt.traffic_class();
   if (tc == kDataClass) {
     if (!admit(ctx, sw, in, out, pkt)) {
-      Port& ip = port(sw, in);
-      ++ip.stats.drops;
-      ip.stats.dropped_bytes += pkt.payload;
+      PortStats& s = ports_->at(sw, in).stats;
+      ++s.drops;
+      s.dropped_bytes += pkt.payload;
       return;
     }
-    note_queue(op, ctx.now());
+    op.note_queue(ctx.now());
   }
-  op.queue[tc].push(pkt);
+  op.enqueue(pkt);
   op.queue[tc].back().in_port = in;
-  op.queued[tc] += pkt.wire;
-  if (tc == kDataClass)
+  if (tc == kDataClass) {
     op.stats.max_queue_bytes = std::max(op.stats.max_queue_bytes, op.queued[tc]);
-  try_transmit(ctx, sw, out);
+  }
+  transmit(ctx, sw, out);
 }
 
-void Network::switch_dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt) {
-  SwitchState& s = switches_[sw];
-  Port& ip = port(sw, pkt.in_port);
-  s.used -= pkt.wire;
-  if (cfg_.sw.pfc) {
+void Switches::transmit(Ctx& ctx, NodeId sw, PortId out) {
+  Port& op = ports_->at(sw, out);
+  if (op.busy || ports_->send_control(ctx, sw, out)) return;
+  if (op.queue[kDataClass].empty()) return;
+  if (op.data_paused(ctx.now())) {
+    ports_->wake_at(ctx, sw, out, op.paused_until);
+    return;
+  }
+  Packet& pkt = op.queue[kDataClass].front();
+  op.note_queue(ctx.now());
+  op.queued[kDataClass] -= pkt.wire;
+  dequeued(ctx, sw, out, pkt);
+  ports_->start_tx(ctx, sw, out, pkt);
+  op.queue[kDataClass].pop();
+}
+
+void Switches::dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt) {
+  Buffer& b = buffers_[sw];
+  b.used -= pkt.wire;
+  if (cfg_->sw.pfc) {
     // Any packet leaving that came in on this port frees its headroom first, whichever pool the
     // packet itself was admitted to (HPCC-ns3 switch-mmu.cc RemoveFromIngressAdmission): the
     // headroom then empties as soon as the port drains at all, not when the very packets that
     // overflowed into it reach the head of a deep queue, and XON is not held back for that long.
-    const std::uint64_t from_headroom = std::min<std::uint64_t>(ip.ingress_headroom, pkt.wire);
-    ip.ingress_headroom -= from_headroom;
-    ip.ingress_shared -= pkt.wire - from_headroom;
-    s.shared_used -= pkt.wire - from_headroom;
-    if (ip.peer_paused && ip.ingress_headroom == 0 &&
-        ip.ingress_shared + cfg_.sw.pfc_resume_offset <= xoff_threshold(sw)) {
+    Ingress& ig = ingress_[ports_->index(sw, pkt.in_port)];
+    const std::uint64_t from_headroom = std::min<std::uint64_t>(ig.headroom, pkt.wire);
+    ig.headroom -= from_headroom;
+    ig.shared -= pkt.wire - from_headroom;
+    b.shared_used -= pkt.wire - from_headroom;
+    if (ig.peer_paused && ig.headroom == 0 &&
+        ig.shared + cfg_->sw.pfc_resume_offset <= xoff_threshold(sw)) {
       send_pause(ctx, sw, pkt.in_port, false);
     }
   }
-  Port& op = port(sw, out);
+  Port& op = ports_->at(sw, out);
   const std::uint64_t q = op.queued[kDataClass];
-  if (cfg_.sw.ecn) {
-    const std::size_t i = port_base_[sw] + out;
-    const double p = red_probability(q, kmin_[i], kmax_[i], cfg_.sw.pmax);
+  const std::uint32_t i = ports_->index(sw, out);
+  if (cfg_->sw.ecn) {
+    const double p = red_probability(q, kmin_[i], kmax_[i], cfg_->sw.pmax);
     if (p > 0 && ctx.rng().uniform() < p) {
       if (!pkt.ce) ++op.stats.ecn_marks;
       pkt.ce = true;
     }
   }
   if (hpcc_ && pkt.hops < cc::kMaxIntHops) {
-    const Link& l = topo_.link_at(sw, out);
+    const Link& l = topo_->link_at(sw, out);
     pkt.stamps[pkt.hops++] =
         IntStamp{static_cast<std::uint32_t>(std::min<std::uint64_t>(q, ~0u)),
                  static_cast<std::uint32_t>(l.rate / 1'000'000), op.stats.tx_bytes, ctx.now()};
   }
 }
 
-core::Time Network::pause_refresh(Bps rate) const {
-  return cfg_.sw.pfc_refresh ? cfg_.sw.pfc_refresh : pause_duration(cfg_, rate) / 2;
+core::Time Switches::pause_refresh(Bps rate) const {
+  return cfg_->sw.pfc_refresh ? cfg_->sw.pfc_refresh : pause_duration(*cfg_, rate) / 2;
 }
 
-void Network::send_pause(Ctx& ctx, NodeId sw, PortId p, bool on) {
-  Port& pt = port(sw, p);
+void Switches::send_pause(Ctx& ctx, NodeId sw, PortId p, bool on) {
+  Port& pt = ports_->at(sw, p);
+  Ingress& ig = ingress_[ports_->index(sw, p)];
   Packet pause;
   pause.type = PacketType::kPause;
   pause.wire = kPauseWireBytes;
-  const Bps rate = topo_.link_at(sw, p).rate;
-  pause.sent = on ? pause_duration(cfg_, rate) : 0;
-  pt.peer_paused = on;
+  const Bps rate = topo_->link_at(sw, p).rate;
+  pause.sent = on ? pause_duration(*cfg_, rate) : 0;
+  ig.peer_paused = on;
   if (on) {
     ++pt.stats.pauses_sent;
     // One pending refresh per port: a refresh still armed from an earlier pause fires first and
     // re-arms itself.
-    if (pt.refresh_at < 0) {
-      pt.refresh_at = ctx.now() + pause_refresh(rate);
-      ctx.schedule(pt.refresh_at - ctx.now(), kPfcRefresh, Payload{.a = p});
+    if (ig.refresh_at < 0) {
+      ig.refresh_at = ctx.now() + pause_refresh(rate);
+      ctx.schedule(ig.refresh_at - ctx.now(), Network::kPfcRefresh, Network::Payload{.a = p});
     }
   }
-  pt.queue[kMacControl].push(pause);
-  pt.queued[kMacControl] += pause.wire;
-  try_transmit(ctx, sw, p);
+  pt.enqueue(pause);
+  transmit(ctx, sw, p);
 }
 
-void Network::refresh_pause(Ctx& ctx, NodeId sw, PortId p) {
-  Port& pt = port(sw, p);
-  pt.refresh_at = -1;
+void Switches::refresh_pause(Ctx& ctx, NodeId sw, PortId p) {
+  Ingress& ig = ingress_[ports_->index(sw, p)];
+  ig.refresh_at = -1;
   // XON was sent meanwhile (the port drained below the resume threshold): nothing to refresh.
-  if (pt.peer_paused) send_pause(ctx, sw, p, true);
+  if (ig.peer_paused) send_pause(ctx, sw, p, true);
 }
 
 }  // namespace fabricsim::net

@@ -1,0 +1,77 @@
+// Checks of a network configuration against its topology that need no run, and the PFC
+// quantities they are made of.
+#include <fmt/format.h>
+
+#include "net/network.hpp"
+#include "net/wire.hpp"
+
+namespace fabricsim::net {
+
+std::uint64_t port_headroom(const Link& l, const NetworkConfig& cfg) {
+  return std::uint64_t(cfg.sw.pfc_headroom_factor * double(l.rate) * (double(l.delay) * 1e-12) /
+                       8.0) +
+         2 * data_wire_bytes(cfg.nic.mtu);
+}
+
+core::Time pause_duration(const NetworkConfig& cfg, Bps rate) {
+  return serialization(std::uint64_t{cfg.sw.pfc_pause_quanta} * 64, rate);
+}
+
+void check_config(const Topology& topo, const NetworkConfig& cfg) {
+  if (const char* bad = cc::validate(cfg.cc)) throw std::invalid_argument(bad);
+  if (cfg.nic.mtu == 0) throw std::invalid_argument("network.mtu must be positive");
+  if (cfg.nic.ack_every == 0) throw std::invalid_argument("network.ack_every must be positive");
+  // XON needs room below XOFF, or a paused port would only ever resume by expiry.
+  if (cfg.sw.pfc && cfg.sw.pfc_xoff_bytes &&
+      cfg.sw.pfc_xoff_bytes <= cfg.sw.pfc_resume_offset + data_wire_bytes(cfg.nic.mtu)) {
+    throw std::invalid_argument(fmt::format(
+        "network.pfc_xoff ({} bytes) must exceed network.pfc_resume_offset ({} bytes) plus one "
+        "full packet on the wire ({} bytes)",
+        cfg.sw.pfc_xoff_bytes, cfg.sw.pfc_resume_offset, data_wire_bytes(cfg.nic.mtu)));
+  }
+  if (cfg.cc.kind == cc::Kind::kHpcc && cfg.sw.routing != Routing::kEcmp) {
+    // HPCC compares each hop's telemetry with the previous ACK's for the same hop; per-packet
+    // routing mixes hops of different paths and the window collapses to its floor.
+    throw std::invalid_argument(
+        "network.cc=hpcc needs network.routing=ecmp: HPCC's per-hop telemetry assumes one path "
+        "per flow, and spray/adaptive routing give each packet its own");
+  }
+  if (cfg.sw.buffer_bytes < data_wire_bytes(cfg.nic.mtu)) {
+    // Every full packet would be dropped (lossy) or could never be admitted (PFC).
+    throw std::invalid_argument(fmt::format(
+        "network.buffer ({} bytes) cannot hold one full packet ({} bytes on the wire with "
+        "network.mtu = {})",
+        cfg.sw.buffer_bytes, data_wire_bytes(cfg.nic.mtu), cfg.nic.mtu));
+  }
+  if (!cfg.sw.pfc) return;
+  if (cfg.sw.pfc_pause_quanta == 0 || cfg.sw.pfc_pause_quanta > 65535) {
+    throw std::invalid_argument(
+        fmt::format("network.pfc_pause_quanta ({}) must be 1-65535 (the 16-bit PAUSE time field)",
+                    cfg.sw.pfc_pause_quanta));
+  }
+  for (NodeId v = 0; v < topo.nodes.size(); ++v) {
+    const Node& node = topo.nodes[v];
+    if (node.kind != NodeKind::kSwitch) continue;
+    std::uint64_t headroom = 0;
+    for (PortId p = 0; p < node.ports.size(); ++p) {
+      const Link& l = topo.link_at(v, p);
+      headroom += port_headroom(l, cfg);
+      const core::Time pause = pause_duration(cfg, l.rate);
+      if (cfg.sw.pfc_refresh >= pause) {
+        throw std::invalid_argument(fmt::format(
+            "network.pfc_refresh ({:.3f} us) must be shorter than one PAUSE ({} quanta = {:.3f} "
+            "us at {} Gb/s, on port {} of switch {}), or pauses lapse while congested",
+            double(cfg.sw.pfc_refresh) * 1e-6, cfg.sw.pfc_pause_quanta, double(pause) * 1e-6,
+            double(l.rate) * 1e-9, p, node.name));
+      }
+    }
+    if (headroom >= cfg.sw.buffer_bytes) {
+      throw std::invalid_argument(fmt::format(
+          "switch {}: PFC headroom of its {} ports ({} bytes) does not fit in the {}-byte "
+          "buffer; raise network.buffer or lower network.pfc_headroom_factor",
+          node.name, node.ports.size(), headroom, cfg.sw.buffer_bytes));
+    }
+  }
+}
+
+}  // namespace fabricsim::net

@@ -1,0 +1,146 @@
+#pragma once
+// RDMA NICs (RoCEv2, reliable connection): one queue pair per flow, paced by its congestion
+// control, served round-robin; cumulative ACKs, NACK and go-back-N on a gap (or out-of-order
+// placement), a retransmission timeout, and CNPs at the receiver for DCQCN. A flow's sending
+// state is written only by its source NIC's events, its receiving state by its destination's.
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "core/time.hpp"
+#include "net/cc/congestion_control.hpp"
+#include "net/config.hpp"
+#include "net/packet.hpp"
+#include "net/port.hpp"
+#include "net/topology/topology.hpp"
+
+namespace fabricsim::net {
+
+struct FlowSpec {
+  std::uint32_t src_nic = 0;  // index into Topology::nics
+  std::uint32_t dst_nic = 0;
+  std::uint64_t bytes = 0;
+  core::Time start = 0;
+  // Non-empty: a connection driven by a HostApp (a collective's queue pair). It carries a
+  // sequence of messages whose cumulative end offsets these are (bytes = messages.back()),
+  // sends only what the app has posted, and reports completed messages to the receiving
+  // host. `start` is ignored: the first post starts it.
+  std::vector<std::uint64_t> messages = {};
+  // > 0: the queue pair never paces faster than this (wire bits per second), whatever its
+  // congestion control allows: the sending application's own limit.
+  Bps max_rate = 0;
+};
+
+struct FlowResult {
+  core::Time start = 0;
+  core::Time finish = -1;  // the receiver holds the last byte (-1: not finished)
+  core::Time acked = -1;   // the sender has the last ACK
+  core::Time ideal = 0;    // FCT alone on the idle network (the reference of FCT slowdown)
+  std::uint64_t retransmitted_bytes = 0;
+  std::uint32_t timeouts = 0;
+  core::Time fct() const { return finish < 0 ? -1 : finish - start; }
+  double slowdown() const { return double(fct()) / double(ideal); }
+};
+
+// A queue pair gave up: retry_count retransmission timeouts in a row without progress.
+class TransportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Nics {
+ public:
+  // What all NICs sent and received (payload bytes).
+  struct Totals {
+    std::uint64_t data_sent = 0;      // with retransmissions
+    std::uint64_t data_received = 0;  // that reached a receiving NIC
+    std::uint64_t delivered = 0;      // accepted in order
+  };
+
+  Nics() = default;
+  // The flows' per-flow round trips (`base_rtt`, for the congestion control) come from the
+  // network; topology, configuration, flows, results and ports must outlive this object.
+  Nics(const Topology& topo, const NetworkConfig& cfg, const std::vector<FlowSpec>& flows,
+       std::vector<FlowResult>& results, std::vector<core::Time> base_rtt, Ports& ports);
+  // What the tables of `nics` NICs carrying `flows` flows take.
+  static constexpr std::uint64_t bytes(std::uint64_t nics, std::uint64_t flows) {
+    return nics * (sizeof(NicState) + sizeof(std::uint32_t)) +
+           flows * (sizeof(SendState) + sizeof(RecvState) + sizeof(core::Time));
+  }
+  // Where the hosts' agents are (NIC -> agent messages): node of host 0 and the PCIe delay.
+  void set_hosts(NodeId first_agent, core::Time host_delay) {
+    first_agent_ = first_agent;
+    host_delay_ = host_delay;
+  }
+
+  // The NIC's port may send: a control frame first, else the next data packet its queue pairs'
+  // pacing and windows allow (or a wake-up when one will be allowed).
+  void transmit(Ctx& ctx, NodeId nic);
+  void receive(Ctx& ctx, NodeId nic, const Packet& pkt);
+  void wake(Ctx& ctx, NodeId nic);  // kNicWake
+  void flow_start(Ctx& ctx, std::uint32_t flow);
+  void flow_timeout(Ctx& ctx, std::uint32_t flow);  // kRto
+  // The host posted `bytes` more of app flow `flow` (its first post starts the queue pair).
+  void app_post(Ctx& ctx, std::uint32_t flow, std::uint64_t bytes);
+  Totals totals() const;
+
+ private:
+  struct SendState {
+    cc::State cc;
+    std::uint64_t snd_nxt = 0, snd_una = 0, max_sent = 0;
+    core::Time last_send = 0;      // when the last data packet went (pacing)
+    std::uint32_t last_wire = 0;   // its wire bytes; 0: nothing sent yet
+    core::Time rto_deadline = -1;  // a timeout fires then unless the flow makes progress
+    core::Time rto_event_at = -1;  // the pending kRto event, if any
+    std::uint64_t posted = 0;      // bytes the sender may send (app flows: posted so far)
+    std::uint32_t retries = 0;     // timeouts in a row without an acknowledged byte
+    bool active = false;
+  };
+  struct alignas(64) RecvState {  // own cache line: neighbouring flows' receivers run elsewhere
+    std::uint64_t rcv_nxt = 0;
+    std::uint32_t since_ack = 0;
+    core::Time last_cnp = -1;
+    core::Time nack_at = -1;
+    std::uint64_t nack_seq = ~0ULL;
+    std::uint32_t messages_done = 0;  // app flows: messages fully received in order
+    // out_of_order: packets received beyond rcv_nxt, by packet index (offset / MTU); allocated
+    // on the first gap, once per flow.
+    std::vector<std::uint64_t> ahead;
+  };
+  struct alignas(64) NicState {
+    std::vector<std::uint32_t> active;  // flows with data or unacknowledged bytes
+    std::uint32_t rr = 0;
+    core::Time wake_at = -1;
+    Totals totals;
+  };
+
+  NicState& state_of(NodeId node) { return nics_[nic_index_[node]]; }
+  bool next_data(Ctx& ctx, NodeId node, Packet& out);
+  void receive_data(Ctx& ctx, NodeId node, const Packet& pkt);
+  void receive_ack(Ctx& ctx, NodeId node, const Packet& pkt);
+  void send_control(Ctx& ctx, NodeId node, const Packet& pkt);
+  // Out-of-order receivers: records a packet beyond rcv_nxt; false if it was already there.
+  bool place_ahead(RecvState& r, const Packet& pkt, std::uint64_t size);
+  // Moves rcv_nxt over packets received ahead of it.
+  void advance_over_ahead(RecvState& r, std::uint64_t size);
+  void note_delivered(Ctx& ctx, NodeId node, std::uint32_t flow);
+  void arm_rto(Ctx& ctx, std::uint32_t flow);
+  [[noreturn]] void transport_failed(Ctx& ctx, std::uint32_t flow);
+
+  const Topology* topo_ = nullptr;
+  const NetworkConfig* cfg_ = nullptr;
+  const std::vector<FlowSpec>* flows_ = nullptr;
+  std::vector<FlowResult>* results_ = nullptr;  // start/acked/retx by the sender, finish by the
+                                                // receiver
+  Ports* ports_ = nullptr;
+  std::vector<core::Time> base_rtt_;      // by flow
+  std::vector<std::uint32_t> nic_index_;  // node -> NIC index
+  std::vector<NicState> nics_;            // by NIC index
+  std::vector<SendState> send_;           // by flow
+  std::vector<RecvState> recv_;           // by flow
+  NodeId first_agent_ = 0;
+  core::Time host_delay_ = 0;
+  bool dcqcn_ = false;
+};
+
+}  // namespace fabricsim::net

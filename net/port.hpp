@@ -1,0 +1,98 @@
+#pragma once
+// Ports and links. A port is one direction of a link, at its sending node: the frames waiting
+// to go (one FIFO per traffic class) and a serializer that sends one at a time. The link carries
+// what the serializer sends to the peer's port, in order, after its propagation delay: a kernel
+// FIFO channel per port, numbered as the port, so only the frame at the head of each link is in
+// the event list. A port chooses nothing: the NIC or switch that owns it picks the next frame
+// (Nics::transmit, Switches::transmit) and hands it down here.
+#include <cstdint>
+#include <vector>
+
+#include "core/ring.hpp"
+#include "core/time.hpp"
+#include "net/packet.hpp"
+#include "net/topology/topology.hpp"
+
+namespace fabricsim::core {
+template <class Model>
+class Context;
+}
+
+namespace fabricsim::net {
+
+class Network;
+using Ctx = core::Context<Network>;
+
+// Counters of one port (one direction of a link: what this port sends).
+struct PortStats {
+  std::uint64_t tx_bytes = 0;         // wire bytes sent
+  std::uint64_t tx_data_bytes = 0;    // payload bytes of data packets sent
+  core::Time busy = 0;                // time spent serializing
+  std::uint64_t max_queue_bytes = 0;  // data queue
+  double queue_byte_ps = 0;           // integral of the data queue over time
+  std::uint64_t ecn_marks = 0;
+  std::uint64_t drops = 0, dropped_bytes = 0;  // data packets dropped on arrival at this port
+  std::uint64_t pauses_sent = 0, pauses_received = 0;
+  core::Time paused = 0;  // time this port's data class was paused by its peer
+};
+
+// Written only by the owning node's LP; its own cache lines, since the ports of neighbouring
+// nodes run on other threads.
+struct alignas(64) Port {
+  core::Ring<Packet> queue[kClasses];
+  std::uint64_t queued[kClasses] = {};  // bytes
+  core::Time paused_until = 0;          // our data class is paused by the peer until then
+  core::Time pause_began = 0;
+  core::Time wake_at = -1;  // pending kPortWake
+  core::Time queue_changed = 0;
+  bool busy = false;  // serializing (a kTxDone is pending)
+  PortStats stats;
+
+  bool data_paused(core::Time now) const { return paused_until > now; }
+  bool has_control() const { return !queue[kMacControl].empty() || !queue[kControl].empty(); }
+  void enqueue(const Packet& pkt) {
+    const TrafficClass tc = pkt.traffic_class();
+    queue[tc].push(pkt);
+    queued[tc] += pkt.wire;
+  }
+  // Adds the data queue's bytes since the last change to the queue integral.
+  void note_queue(core::Time now) {
+    stats.queue_byte_ps += double(queued[kDataClass]) * double(now - queue_changed);
+    queue_changed = now;
+  }
+};
+
+class Ports {
+ public:
+  Ports() = default;
+  explicit Ports(const Topology& topo);
+  static constexpr std::uint64_t bytes_per_port() { return sizeof(Port) + sizeof(PortId); }
+
+  std::uint32_t index(NodeId n, PortId p) const { return base_[n] + p; }
+  Port& at(NodeId n, PortId p) { return ports_[base_[n] + p]; }
+  const Port& at(NodeId n, PortId p) const { return ports_[base_[n] + p]; }
+  std::size_t size() const { return ports_.size(); }
+  const std::vector<Port>& all() const { return ports_; }
+  const std::vector<std::uint32_t>& base() const { return base_; }  // by node, plus the total
+  // The port a frame on link channel `channel` arrives at.
+  PortId arrival_port(std::uint32_t channel) const { return arrival_[channel]; }
+
+  // Starts serializing `pkt` (the port is idle): the port is busy for the frame's time on the
+  // wire, and the frame reaches the peer one propagation delay after its last bit.
+  void start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt);
+  // Starts the next control frame (MAC control first), if one waits; false if none does.
+  bool send_control(Ctx& ctx, NodeId node, PortId p);
+  // A kPortWake at t (a pause ends), unless an earlier one is pending.
+  void wake_at(Ctx& ctx, NodeId node, PortId p, core::Time t);
+  // A PFC frame from the peer: XOFF pauses data for its duration, XON resumes it. True when it
+  // resumed a paused port (the owner may send data again).
+  bool on_pause_frame(Ctx& ctx, NodeId node, PortId p, const Packet& pkt);
+
+ private:
+  const Topology* topo_ = nullptr;
+  std::vector<std::uint32_t> base_;  // node -> its port 0 in ports_; last: the port count
+  std::vector<Port> ports_;
+  std::vector<PortId> arrival_;  // by channel (sending port): the receiving port
+};
+
+}  // namespace fabricsim::net
