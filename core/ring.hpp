@@ -28,9 +28,12 @@ class Ring {
     assert(!empty());
     return buf_[(tail_ - 1) & (buf_.size() - 1)];
   }
-  void push(const T& v) {
+  void push(const T& v) { push_slot() = v; }
+  // The new last element, for the caller to fill in place: a slot left by an earlier element,
+  // not constructed again.
+  T& push_slot() {
     if (size() == buf_.size()) grow();
-    buf_[tail_++ & (buf_.size() - 1)] = v;
+    return buf_[tail_++ & (buf_.size() - 1)];
   }
   void pop() {
     assert(!empty());

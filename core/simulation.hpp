@@ -19,6 +19,8 @@
 // list holds one event per busy channel, not one per message in flight (htsim's pipes), and a
 // message is stored once, however large, while ordinary events stay small. A message is
 // ordered by the same (time, source, sequence) key as an event, so results do not change.
+// A model may also provide `static void copy_message(Message& to, const Message& from)` to copy
+// only the part of a message in use (a packet's header without its unused telemetry).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -394,27 +396,37 @@ class Simulation {
     const std::uint64_t seq = per_node_[src].seq++;
     Lp& lp = lps_[ctx.lp_];
     if (to == ctx.lp_) {
-      enqueue_fifo(lp, id, FifoEntry{at, seq, id, msg});
+      enqueue_fifo(lp, id, at, seq, msg);
       return;
     }
     if (delay < lookahead_) throw_too_soon(src, f.dst, ctx.lp_, to, ctx.now_, delay, lookahead_);
     const std::int32_t box = lp.outbox_of[to];
     if (box < 0) throw_no_channel(src, f.dst, ctx.lp_, to);
-    fifo_mail_[box].push(round_, FifoEntry{at, seq, id, msg});
+    fill(fifo_mail_[box].slot(round_), at, seq, id, msg);
     lp.min_sent = std::min(lp.min_sent, at);
     ++lp.sent;
   }
 
   // Appends to the channel's queue (on the destination's LP); the first message waiting is
   // the one in the event list.
-  void enqueue_fifo(Lp& lp, std::uint32_t id, const FifoEntry& e) {
+  void enqueue_fifo(Lp& lp, std::uint32_t id, Time at, std::uint64_t seq, const Message& msg) {
     Fifo& f = fifos_[id];
     if (f.pending.empty()) {
-      lp.queue.push_external(e.time, f.src, e.seq, id);
-    } else if (e.time < f.pending.back().time) {
-      throw_fifo_order(id, e.time, f.pending.back().time);
+      lp.queue.push_external(at, f.src, seq, id);
+    } else if (at < f.pending.back().time) {
+      throw_fifo_order(id, at, f.pending.back().time);
     }
-    f.pending.push(e);
+    fill(f.pending.push_slot(), at, seq, id, msg);
+  }
+  static void fill(FifoEntry& e, Time at, std::uint64_t seq, std::uint32_t id, const Message& msg) {
+    e.time = at;
+    e.seq = seq;
+    e.fifo = id;
+    if constexpr (requires { Model::copy_message(e.msg, msg); }) {
+      Model::copy_message(e.msg, msg);
+    } else {
+      e.msg = msg;
+    }
   }
 
   [[noreturn]] void throw_not_fifo_source(std::uint32_t id, NodeId src) const {
@@ -449,8 +461,9 @@ class Simulation {
     for (std::uint32_t box : lp.inboxes) {
       merged += mailboxes_[box].drain(round_, [&lp](const E& e) { lp.queue.push(e); });
       if (kFifos && !fifo_mail_.empty()) {
-        merged += fifo_mail_[box].drain(
-            round_, [this, &lp](const FifoEntry& e) { enqueue_fifo(lp, e.fifo, e); });
+        merged += fifo_mail_[box].drain(round_, [this, &lp](const FifoEntry& e) {
+          enqueue_fifo(lp, e.fifo, e.time, e.seq, e.msg);
+        });
       }
     }
     const auto t1 = Clock::now();

@@ -82,6 +82,7 @@ class Network {
   // A packet crosses a link as a message of the link's FIFO channel (one per direction,
   // numbered as the sending port, Ports::index); everything else is a small event.
   using Message = Packet;
+  static void copy_message(Packet& to, const Packet& from) { Packet::copy(to, from); }
   struct Payload {
     std::uint32_t a = 0;  // the port (port events) or the flow (flow, post, delivery events)
     std::uint32_t b = 0;  // kDelivered: messages complete

@@ -162,8 +162,7 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
       earliest = std::min({earliest, next_send, cc::next_increase(s.cc)});
       continue;
     }
-    out = Packet{};
-    out.type = PacketType::kData;
+    out.type = PacketType::kData;  // `out` is a fresh Packet: the rest keeps its defaults
     out.seq = s.snd_nxt;
     out.sent = now;
     out.flow = f;

@@ -52,7 +52,7 @@ struct alignas(64) Port {
   bool has_control() const { return !queue[kMacControl].empty() || !queue[kControl].empty(); }
   void enqueue(const Packet& pkt) {
     const TrafficClass tc = pkt.traffic_class();
-    queue[tc].push(pkt);
+    Packet::copy(queue[tc].push_slot(), pkt);
     queued[tc] += pkt.wire;
   }
   // Adds the data queue's bytes since the last change to the queue integral.
