@@ -200,7 +200,7 @@ void Network::handle(Ctx& ctx, const core::Event<Payload>& ev) {
   const Payload& p = ev.payload;
   switch (static_cast<Kind>(ev.kind)) {
     case kTxDone:
-      ports_.at(node, p.a).busy = false;
+      ports_.at(node, p.a).tx_done_pending = false;
       transmit(ctx, node, p.a);
       return;
     case kPortWake: {

@@ -44,7 +44,15 @@ Nics::Totals Nics::totals() const {
 
 void Nics::transmit(Ctx& ctx, NodeId node) {
   Port& pt = ports_->at(node, 0);
-  if (pt.busy || ports_->send_control(ctx, node, 0)) return;
+  if (pt.idle(ctx.now())) start_next(ctx, node);
+  if (!pt.idle(ctx.now()) && (pt.has_control() || !state_of(node).active.empty())) {
+    ports_->resume_when_idle(ctx, node, 0);
+  }
+}
+
+void Nics::start_next(Ctx& ctx, NodeId node) {
+  Port& pt = ports_->at(node, 0);
+  if (ports_->send_control(ctx, node, 0)) return;
   if (pt.data_paused(ctx.now())) {
     if (!state_of(node).active.empty()) ports_->wake_at(ctx, node, 0, pt.paused_until);
     return;

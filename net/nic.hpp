@@ -115,6 +115,7 @@ class Nics {
   };
 
   NicState& state_of(NodeId node) { return nics_[nic_index_[node]]; }
+  void start_next(Ctx& ctx, NodeId node);  // the port is idle
   // Fills `out` (a default-constructed Packet) with the next data packet a queue pair may send.
   bool next_data(Ctx& ctx, NodeId node, Packet& out);
   void receive_data(Ctx& ctx, NodeId node, const Packet& pkt);

@@ -24,13 +24,19 @@ void Ports::start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt) {
   Port& pt = at(node, p);
   const Link& link = topo_->link_at(node, p);
   const core::Time ser = serialization(pkt.wire, link.rate);
-  pt.busy = true;
+  pt.free_at = ctx.now() + ser;
   pt.stats.tx_bytes += pkt.wire;
   pt.stats.busy += ser;
   if (pkt.type == PacketType::kData) pt.stats.tx_data_bytes += pkt.payload;
-  ctx.schedule(ser, Network::kTxDone, Network::Payload{.a = p});
   // Store and forward: the packet is at the peer once its last bit has crossed the link.
   ctx.send_fifo(index(node, p), ser + link.delay, pkt);
+}
+
+void Ports::resume_when_idle(Ctx& ctx, NodeId node, PortId p) {
+  Port& pt = at(node, p);
+  if (pt.tx_done_pending) return;
+  pt.tx_done_pending = true;
+  ctx.schedule(pt.free_at - ctx.now(), Network::kTxDone, Network::Payload{.a = p});
 }
 
 bool Ports::send_control(Ctx& ctx, NodeId node, PortId p) {

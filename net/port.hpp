@@ -45,9 +45,11 @@ struct alignas(64) Port {
   core::Time pause_began = 0;
   core::Time wake_at = -1;  // pending kPortWake
   core::Time queue_changed = 0;
-  bool busy = false;  // serializing (a kTxDone is pending)
+  core::Time free_at = 0;        // the serializer is busy until then
+  bool tx_done_pending = false;  // a kTxDone at free_at is in the event list
   PortStats stats;
 
+  bool idle(core::Time now) const { return now >= free_at; }
   bool data_paused(core::Time now) const { return paused_until > now; }
   bool has_control() const { return !queue[kMacControl].empty() || !queue[kControl].empty(); }
   void enqueue(const Packet& pkt) {
@@ -80,6 +82,10 @@ class Ports {
   // Starts serializing `pkt` (the port is idle): the port is busy for the frame's time on the
   // wire, and the frame reaches the peer one propagation delay after its last bit.
   void start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt);
+  // A kTxDone when the current frame ends, unless one is set: the owner has more to send. A
+  // port that ends a frame with nothing waiting has no event of its own (the owner calls this
+  // when something arrives for it), so a link's idle direction costs nothing per frame.
+  void resume_when_idle(Ctx& ctx, NodeId node, PortId p);
   // Starts the next control frame (MAC control first), if one waits; false if none does.
   bool send_control(Ctx& ctx, NodeId node, PortId p);
   // A kPortWake at t (a pause ends), unless an earlier one is pending.

@@ -136,8 +136,15 @@ void Switches::receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt) {
 
 void Switches::transmit(Ctx& ctx, NodeId sw, PortId out) {
   Port& op = ports_->at(sw, out);
-  if (op.busy || ports_->send_control(ctx, sw, out)) return;
-  if (op.queue[kDataClass].empty()) return;
+  if (op.idle(ctx.now())) start_next(ctx, sw, out);
+  if (!op.idle(ctx.now()) && (op.has_control() || !op.queue[kDataClass].empty())) {
+    ports_->resume_when_idle(ctx, sw, out);
+  }
+}
+
+void Switches::start_next(Ctx& ctx, NodeId sw, PortId out) {
+  Port& op = ports_->at(sw, out);
+  if (ports_->send_control(ctx, sw, out) || op.queue[kDataClass].empty()) return;
   if (op.data_paused(ctx.now())) {
     ports_->wake_at(ctx, sw, out, op.paused_until);
     return;

@@ -27,7 +27,8 @@ class Switches {
   // A data or transport-control packet arrived on port `in`: route it, admit it to the buffer
   // (or drop it, lossy), queue it on its egress port and transmit if that port is idle.
   void receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt);
-  // Port `out` may send: the next control frame, else the next data packet unless paused.
+  // Port `out` may send: if it is idle, the next control frame, else the next data packet unless
+  // paused; while it serializes, it is called back when the frame ends if more waits.
   void transmit(Ctx& ctx, NodeId sw, PortId out);
   // kPfcRefresh: re-sends XOFF on ingress port p while it is still above XON.
   void refresh_pause(Ctx& ctx, NodeId sw, PortId p);
@@ -45,6 +46,7 @@ class Switches {
     core::Time refresh_at = -1;              // pending kPfcRefresh
   };
 
+  void start_next(Ctx& ctx, NodeId sw, PortId out);  // the port is idle
   PortId route(Ctx& ctx, NodeId sw, const Packet& pkt);
   bool admit(Ctx& ctx, NodeId sw, PortId in, PortId out, const Packet& pkt);
   void dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt);
