@@ -27,12 +27,12 @@ struct Golden {
 TEST_CASE("golden: SimAI cases S1, S2 and a small S4", "[golden]") {
   const Golden cases[] = {
       {"scenarios/bench/simai_s1.yaml", {}, 16ULL << 20, 206333876, 3586},
-      {"scenarios/bench/simai_s2.yaml", {}, 16ULL << 20, 326152000, 73370},
+      {"scenarios/bench/simai_s2.yaml", {}, 16ULL << 20, 326152000, 66362},
       {"scenarios/bench/simai_s4.yaml",
        {"cluster.hosts=4", "cluster.hosts_per_group=4"},
        4ULL << 20,
        518470400,
-       192776},
+       170376},
   };
   for (const Golden& g : cases) {
     CAPTURE(g.scenario);
@@ -51,9 +51,9 @@ TEST_CASE("golden: SimAI cases S1, S2 and a small S4", "[golden]") {
 TEST_CASE("golden: the incast examples", "[golden]") {
   for (const auto& [path, end_ps, events] :
        {std::tuple<const char*, core::Time, std::uint64_t>{"scenarios/examples/incast_hpcc.yaml",
-                                                           2863356616, 128688},
+                                                           2863356616, 80675},
         std::tuple<const char*, core::Time, std::uint64_t>{"scenarios/examples/incast_dcqcn.yaml",
-                                                           2789405600, 91927}}) {
+                                                           3029596444, 76465}}) {
     CAPTURE(path);
     const Scenario sc = load_scenario(path);
     net::Network network(sc.net->topology, sc.net->network, sc.net->flows);
