@@ -41,10 +41,11 @@ std::uint64_t PlanBuilder::add_channel_loops(std::uint64_t chunk, int owner, int
 }
 
 std::uint32_t PlanBuilder::send(int from, int to, int channel, int chunk,
-                                std::span<const std::uint32_t> deps, int rail) {
+                                std::span<const std::uint32_t> deps, int rail, int slice) {
   Step s;
   s.peer = to;
   s.dir = Dir::Send;
+  s.slice = static_cast<std::uint8_t>(slice);
   s.channel = channel;
   s.chunk = chunk;
   return add(from, std::move(s), deps, rail);

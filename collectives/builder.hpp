@@ -38,9 +38,10 @@ class PlanBuilder {
   // `base + c * loops + l`; returns the loop count and sets the plan's slice size.
   std::uint64_t add_channel_loops(std::uint64_t chunk, int owner, int& base);
 
-  // `rail` overrides the channel's rail for an inter-host hop (P2P picks the receiver's).
+  // `rail` overrides the channel's rail for an inter-host hop (P2P picks the receiver's);
+  // `slice` is Step::slice.
   std::uint32_t send(int from, int to, int channel, int chunk,
-                     std::span<const std::uint32_t> deps = {}, int rail = kNoRail);
+                     std::span<const std::uint32_t> deps = {}, int rail = kNoRail, int slice = 0);
   std::uint32_t recv(int at, int from, int channel, int chunk, Combine combine,
                      std::span<const std::uint32_t> deps = {}, int rail = kNoRail);
   std::uint32_t send(int from, int to, int channel, int chunk, std::uint32_t dep) {

@@ -31,6 +31,9 @@ struct Step {
   int peer = 0;  // participant index (GPU rank, or an NVSwitch agent >= Plan::n_ranks)
   Dir dir = Dir::Send;
   Combine combine = Combine::None;  // receives only
+  // Ring sends: which slice of its ring step this is (0 to slices - 1); 0 elsewhere. An
+  // executor charging a latency once per ring step (SimAI's) charges it on slice 0.
+  std::uint8_t slice = 0;
   // NVLS: the multicast (gather) legs of channel c use connection id channels + c, as NCCL's
   // NVLS kernel has separate buffers and warps for its reduce and gather legs; one FIFO for
   // both would serialize every chunk's round trip through the switch.

@@ -74,7 +74,7 @@ void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout,
           for (int k = 0; scatter && k < n - 1; ++k) {
             for (int s = 0; s < slices; ++s) {
               const std::span<const std::uint32_t> deps(&last[s], k > 0 ? 1 : 0);
-              pb.send(r, next, c, id(at(p - 1 - k), c, l, s), deps);
+              pb.send(r, next, c, id(at(p - 1 - k), c, l, s), deps, kNoRail, s);
               last[s] = pb.recv(r, prev, c, id(at(p - 2 - k), c, l, s), Combine::Reduce);
             }
           }
@@ -82,7 +82,7 @@ void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout,
           for (int k = 0; gather && k < n - 1; ++k) {
             for (int s = 0; s < slices; ++s) {
               const std::span<const std::uint32_t> deps(&last[s], k > 0 || scatter ? 1 : 0);
-              pb.send(r, next, c, id(at(p - k), c, l, s), deps);
+              pb.send(r, next, c, id(at(p - k), c, l, s), deps, kNoRail, s);
               last[s] = pb.recv(r, prev, c, id(at(p - 1 - k), c, l, s), Combine::Copy);
             }
           }

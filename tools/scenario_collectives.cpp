@@ -81,6 +81,12 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
       c.real("nvls_efficiency", gpu.arch == compute::GpuArch::Blackwell ? 0.74 : 0.85, 0, 1, true);
   exec.latencies = c.boolean("latencies", true);
   if (c.has("step_latency")) exec.fixed_step_latency = c.time("step_latency", std::nullopt, 0);
+  exec.fixed_latency_per_ring_step =
+      c.choice("step_latency_per", "slice", {"slice", "ring_step"}) == "ring_step";
+  if (exec.fixed_latency_per_ring_step && !c.has("step_latency")) {
+    c.fail_key("step_latency_per", "applies to a fixed step_latency; set step_latency too");
+  }
+  exec.own_nics = c.choice("nics", "rail", {"rail", "own"}) == "own";
   exec.host_delay = c.time("host_delay", exec.host_delay, 1);
   // Per-channel bandwidths as NCCL's graph reports them: the usable total over the channels.
   const double nvlink_gbps = static_cast<double>(host.gpu_link_rate) / 8e9 * exec.nvlink_efficiency;
@@ -105,9 +111,26 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
 }
 
 CollectiveSection read_collectives(const Section& c, const net::Topology& topo) {
-  c.only({"op", "algo", "proto", "channels", "max_channels", "root", "peer", "min_bytes",
-          "max_bytes", "step_factor", "dtype", "nvls", "nvlink_efficiency", "nvls_efficiency",
-          "latencies", "step_latency", "host_delay", "groups"});
+  c.only({"op",
+          "algo",
+          "proto",
+          "channels",
+          "max_channels",
+          "root",
+          "peer",
+          "min_bytes",
+          "max_bytes",
+          "step_factor",
+          "dtype",
+          "nvls",
+          "nvlink_efficiency",
+          "nvls_efficiency",
+          "latencies",
+          "step_latency",
+          "step_latency_per",
+          "nics",
+          "host_delay",
+          "groups"});
   CollectiveSection s;
   const net::Host& host = topo.hosts.front();
   const compute::GpuSpec gpu = cluster_gpu(c, topo);

@@ -115,7 +115,7 @@ workload::ModelSpec read_model(const Section& t) {
 // header, compute times from its lines.
 TrainingSection read_import(const Section& t, const net::Topology& topo) {
   t.only({"import", "format", "max_channels", "nvls", "nvlink_efficiency", "nvls_efficiency",
-          "latencies", "step_latency", "host_delay"});
+          "latencies", "step_latency", "step_latency_per", "nics", "host_delay"});
   t.choice("format", "aicb", {"aicb"});
   TrainingSection s;
   s.gpu = cluster_gpu(t, topo);
@@ -173,6 +173,8 @@ TrainingSection read_training(const Section& t, const net::Topology& topo) {
           "nvls_efficiency",
           "latencies",
           "step_latency",
+          "step_latency_per",
+          "nics",
           "host_delay"});
   TrainingSection s;
   s.model = read_model(t);

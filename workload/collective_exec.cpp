@@ -95,11 +95,13 @@ struct StepState {
   std::uint32_t conn = 0;
   std::int32_t seq = 0;  // position on its connection
   bool send = false;
+  bool pays_latency = true;  // sends: the connection's step latency holds it first
 };
 
 struct Participant {
   int host = 0;
   int local = kSwitchEnd;  // GPU index in its host; kSwitchEnd for an NVSwitch agent
+  int nic = -1;            // GPU ranks: the host's NIC next to it (its rail)
   std::vector<StepState> steps;
   std::vector<std::uint32_t> next;  // dependents of every step, step by step
   std::uint32_t done = 0;
@@ -201,6 +203,7 @@ class Executor final : public net::HostApp {
       if (p < static_cast<std::size_t>(plan.n_ranks)) {
         part.host = layout.ranks[p].host;
         part.local = layout.ranks[p].local;
+        part.nic = layout.ranks[p].nic;
       } else {
         part.host = plan.switch_host.at(p - static_cast<std::size_t>(plan.n_ranks));
       }
@@ -326,6 +329,7 @@ class Executor final : public net::HostApp {
       st[i].send = s.dir == Dir::Send;
       st[i].seq = s.seq;
       st[i].wire = std::max<std::uint64_t>(1, s.wire_bytes);
+      st[i].pays_latency = !params_.fixed_latency_per_ring_step || s.slice == 0;
       for (std::uint32_t d : s.deps) {
         if (d >= i) throw std::invalid_argument("plan step depends on a later step");
         ++st[d].next_end;  // counts dependents for now
@@ -420,8 +424,8 @@ class Executor final : public net::HostApp {
                                               topo_.hosts[hf].name, topo_.hosts[ht].name));
     }
     net::FlowSpec fs;
-    fs.src_nic = nic_of(hf, s.rail);
-    fs.dst_nic = nic_of(ht, s.rail);
+    fs.src_nic = nic_of(hf, params_.own_nics ? parts_[from].nic : s.rail);
+    fs.dst_nic = nic_of(ht, params_.own_nics ? parts_[to].nic : s.rail);
     fs.max_rate = qp_rate_;
     c.flow = static_cast<std::uint32_t>(flows_.size());
     flows_.push_back(fs);
@@ -485,7 +489,7 @@ class Executor final : public net::HostApp {
     // pace before the proxy can send it.
     // (An unbounded rate makes that time 0.)
     const Time hold =
-        c.step_latency +
+        (s.pays_latency ? c.step_latency : 0) +
         (c.net ? static_cast<Time>(static_cast<double>(s.wire) / block_net_rate_) : 0);
     if (hold > 0) {
       net_->host_send(ctx, static_cast<std::uint32_t>(parts_[p].host), hold,

@@ -38,6 +38,15 @@ struct ExecParams {
   // >= 0: every send pays this instead, and no base latency (SimAI's fixed per-step send
   // latency, for like-for-like comparisons with it).
   core::Time fixed_step_latency = -1;
+  // fixed_step_latency once per ring step (on its first slice) instead of on every slice: SimAI
+  // sends a ring step as one message and charges its latency once (astra-sim's ring flow model
+  // in SimAI 1.6), where NCCL's ring moves a step as `slices` slices.
+  bool fixed_latency_per_ring_step = false;
+  // Each GPU sends and receives between hosts through its own NIC, instead of both ends using
+  // the channel's rail: SimAI's rings (MockNcclGroup::genringchannels, SimAI 1.6) rotate the
+  // GPUs of every host by the channel and join host k's last GPU to host k+1's first, so every
+  // hop between hosts changes rail and crosses the spines. NCCL keeps a ring on one rail.
+  bool own_nics = false;
 };
 
 struct CollectiveResult {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "collectives/busbw.hpp"
+#include "collectives/protocol.hpp"
 #include "net/topology/build.hpp"
 
 using namespace fabricsim;
@@ -133,6 +134,58 @@ TEST_CASE("small collectives cost NCCL's latencies, and nothing without them", "
   REQUIRE(seconds(with.r.time) >= lat);
   REQUIRE(seconds(with.r.time) <= lat * 1.2);
   REQUIRE(seconds(without.r.time) < 1e-6);
+}
+
+TEST_CASE("SimAI's fixed latency once per ring step costs one latency per step, not per slice",
+          "[workload]") {
+  // One host of 8 GPUs, a small Simple ring all-reduce on one channel: 2 x 7 ring steps in a
+  // chain, each moved as NCCL's slices. Per slice, every slice of a step pays the latency; per
+  // ring step only the first, so the chain pays it 14 times.
+  const net::Topology topo = hosts(1, 8);
+  ExecParams per_slice;
+  per_slice.fixed_step_latency = 3 * core::kMicrosecond;
+  ExecParams per_step = per_slice;
+  per_step.fixed_latency_per_ring_step = true;
+  const Outcome slices = run(topo, Op::AllReduce, 8192, Algo::Ring, Proto::Simple, per_slice);
+  const Outcome steps = run(topo, Op::AllReduce, 8192, Algo::Ring, Proto::Simple, per_step);
+  const int slices_per_step = collectives::chunk_steps(Op::AllReduce, Algo::Ring, Proto::Simple) /
+                              collectives::slice_steps(Op::AllReduce, Algo::Ring, Proto::Simple);
+  REQUIRE(slices_per_step >= 2);  // else the two modes cannot differ
+  REQUIRE(seconds(steps.r.time) >= 14 * 3e-6);
+  REQUIRE(seconds(steps.r.time) < 14 * 3e-6 * 1.1);
+  REQUIRE(seconds(slices.r.time) >= slices_per_step * 14 * 3e-6);
+}
+
+TEST_CASE("rings through each GPU's own NIC change rail between hosts; NCCL's stay on one",
+          "[workload]") {
+  net::RailParams p;
+  p.hosts = 2;
+  p.hosts_per_group = 2;
+  p.spines = 2;
+  p.host.gpus = 4;
+  p.host.nics = 4;
+  p.host.gpu_link_rate = kNvlink;
+  p.nic = {kNic, core::kMicrosecond};
+  p.uplink = {kNic, core::kMicrosecond};
+  const net::Topology topo = net::rail_optimized(p);
+  const auto spine_bytes = [&](const Outcome& o) {
+    std::uint64_t bytes = 0;
+    for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
+      if (topo.nodes[v].tier != 1) continue;
+      for (net::PortId q = 0; q < topo.nodes[v].ports.size(); ++q) {
+        bytes += o.r.net.ports[o.r.net.port_base[v] + q].tx_data_bytes;
+      }
+    }
+    return bytes;
+  };
+  const Outcome rail = run(topo, Op::AllReduce, 1 << 20, Algo::Ring, Proto::Simple);
+  ExecParams own;
+  own.own_nics = true;
+  const Outcome changing = run(topo, Op::AllReduce, 1 << 20, Algo::Ring, Proto::Simple, own);
+  REQUIRE(rail.r.net_bytes > 0);
+  REQUIRE(spine_bytes(rail) == 0);
+  // Every byte between the hosts now crosses a spine.
+  REQUIRE(spine_bytes(changing) == changing.r.net.nic_data_sent);
 }
 
 TEST_CASE("a network hop's latency overlaps the next steps of its connection", "[workload]") {
