@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/fork_join.hpp"
+#include "core/parallel.hpp"
 
 namespace fabricsim::collectives {
 namespace {
@@ -92,7 +92,7 @@ void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout,
   };
   // `b` holds only the chunks; connections and their sequence numbers are each part's own.
   const unsigned parts = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(n));
-  core::fork_join(parts, [&](unsigned part) {
+  core::parallel_for(parts, parts, [&](std::size_t part) {
     PlanBuilder pb(plan, hosts);
     build(pb, static_cast<int>(part), static_cast<int>(parts));
   });

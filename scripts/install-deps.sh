@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build ccache
   libboost-graph-dev libboost-program-options-dev
-  libyaml-cpp-dev libspdlog-dev libfmt-dev catch2
+  libyaml-cpp-dev libspdlog-dev libfmt-dev catch2 libtbb-dev
   python3-matplotlib  # tools/plot only
 )
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "collectives/plan.hpp"
-#include "core/fork_join.hpp"
+#include "core/parallel.hpp"
 
 namespace fabricsim::workload {
 namespace {
@@ -92,19 +92,12 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
     one.threads = 1;
     one.lps = 1;
     one.progress = nullptr;
-    // Threads pulling the next shape: each run writes only its own Shape.
-    std::atomic<std::size_t> next{0}, done{0};
-    core::fork_join(run.threads, [&](unsigned w) {
-      try {
-        for (std::size_t k; (k = next.fetch_add(1)) < order.size();) {
-          run_shape(shapes[order[k]], topo, cfg, params, one);
-          const std::size_t n = done.fetch_add(1) + 1;
-          if (progress && w == 0) progress(progress_ctx, n, shapes.size());
-        }
-      } catch (...) {
-        next.store(order.size());  // the others stop after their current run
-        throw;
-      }
+    // Threads take the next shape, heaviest first: each run writes only its own Shape.
+    std::atomic<std::size_t> done{0};
+    core::parallel_for(run.threads, order.size(), [&](std::size_t k) {
+      run_shape(shapes[order[k]], topo, cfg, params, one);
+      const std::size_t n = done.fetch_add(1) + 1;
+      if (progress && core::parallel_thread_index() == 0) progress(progress_ctx, n, shapes.size());
     });
   } else {
     for (std::size_t k = 0; k < shapes.size(); ++k) {
