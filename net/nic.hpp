@@ -85,7 +85,7 @@ class Nics {
   Totals totals() const;
 
  private:
-  struct SendState {
+  struct alignas(64) SendState {  // own cache lines: neighbouring flows' senders run elsewhere
     cc::State cc;
     std::uint64_t snd_nxt = 0, snd_una = 0, max_sent = 0;
     core::Time last_send = 0;      // when the last data packet went (pacing)

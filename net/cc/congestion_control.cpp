@@ -81,15 +81,19 @@ void init(State& s, const Params& p, Bps line_rate, Time base_rtt,
     case Kind::kNone:
       break;
     case Kind::kDcqcn:
+      s.dcqcn = DcqcnState{};  // starts the member's lifetime
       dcqcn::init(s.dcqcn, p.dcqcn, s.path);
       break;
     case Kind::kHpcc:
+      s.hpcc = HpccState{};  // starts the member's lifetime
       hpcc::init(s.hpcc, p.hpcc, s.path);
       break;
     case Kind::kDctcp:
+      s.dctcp = DctcpState{};  // starts the member's lifetime
       dctcp::init(s.dctcp, p.dctcp, s.path);
       break;
     case Kind::kTimely:
+      s.timely = TimelyState{};  // starts the member's lifetime
       timely::init(s.timely, p.timely, s.path);
       break;
   }

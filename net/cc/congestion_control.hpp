@@ -23,16 +23,22 @@
 
 namespace fabricsim::net::cc {
 
-// Every algorithm's sub-state is kept side by side rather than in a union: all are small
-// trivially-copyable structs (~430 B together), and a plain struct stays default-constructible
-// and comparable field by field in tests.
+// One algorithm's state per queue pair: the sub-states share their storage (256 bytes, HPCC's
+// the largest, where side by side they took 472). Only the member of `kind` is alive, set by
+// init(); every hook checks the kind before it touches one. All are trivially copyable, so a
+// State is too.
 struct State {
+  struct NoState {};
+  State() : none() {}
   Kind kind = Kind::kNone;
   Path path;
-  DcqcnState dcqcn;
-  HpccState hpcc;
-  DctcpState dctcp;
-  TimelyState timely;
+  union {
+    NoState none;
+    DcqcnState dcqcn;
+    HpccState hpcc;
+    DctcpState dctcp;
+    TimelyState timely;
+  };
 };
 
 void init(State& s, const Params& p, Bps line_rate, Time base_rtt, std::uint32_t mtu_payload_bytes);

@@ -160,3 +160,141 @@ TEST_CASE("simulation set-up errors are reported", "[simulation]") {
   REQUIRE_THROWS_WITH(sim.add_channel(0, 7, kL), Catch::Contains("node 7 does not exist"));
   REQUIRE_THROWS_WITH(sim.add_channel(0, 1, 0), Catch::Contains("positive minimum delay"));
 }
+
+namespace {
+
+// Four nodes in a ring; each sends a stream of messages to the next, with delays that vary
+// but never let a message overtake the one before it, and ticks itself. With `fifo` the
+// messages travel on FIFO channels, otherwise as plain events: the kernel must deliver them in
+// exactly the same order either way, for any partition and thread count.
+struct Streams {
+  struct Payload {
+    std::uint32_t n;
+  };
+  struct Message {
+    std::uint32_t n;
+    std::uint32_t pad[7];  // a message larger than an event's payload
+  };
+  enum Kind : EventKind { kTick, kMsg };
+  static constexpr NodeId kNodes = 4;
+  bool fifo = false;
+  std::vector<std::uint32_t> fifo_of = {0, 1, 2, 3};  // node -> its channel to the next node
+  std::vector<std::vector<std::pair<Time, std::uint32_t>>> got{kNodes};
+  std::vector<Time> last_arrival = std::vector<Time>(kNodes, 0);  // per sender
+
+  void emit(Context<Streams>& ctx, std::uint32_t n) {
+    // Delay kL plus a jitter, but never before the previous message of this stream.
+    const Time at =
+        std::max(ctx.now() + kL + Time(ctx.rng().below(5)) * kNanosecond, last_arrival[ctx.node()]);
+    last_arrival[ctx.node()] = at;
+    const NodeId to = (ctx.node() + 1) % kNodes;
+    if (fifo) {
+      ctx.send_fifo(fifo_of[ctx.node()], at - ctx.now(), Message{n, {}});
+    } else {
+      ctx.send(to, at - ctx.now(), kMsg, Payload{n});
+    }
+  }
+  void handle(Context<Streams>& ctx, const Event<Payload>& ev) {
+    if (ev.kind == kMsg) {
+      got[ctx.node()].push_back({ctx.now(), ev.payload.n});
+      if (ev.payload.n < 200) emit(ctx, ev.payload.n + 1);
+      return;
+    }
+    got[ctx.node()].push_back({ctx.now(), ~0u});
+    emit(ctx, 4 * ev.payload.n);  // starts a chain of messages, each answered by the next
+    if (ev.payload.n < 50) ctx.schedule(3 * kL / 2, kTick, Payload{ev.payload.n + 1});
+  }
+  void receive(Context<Streams>& ctx, std::uint32_t, const Message& m) {
+    handle(ctx, Event<Payload>{ctx.now(), 0, ctx.node(), 0, kMsg, Payload{m.n}});
+  }
+};
+
+std::vector<std::vector<std::pair<Time, std::uint32_t>>> run_streams(bool fifo,
+                                                                     std::vector<LpId> lps,
+                                                                     unsigned threads,
+                                                                     std::uint64_t* hash) {
+  Streams m;
+  m.fifo = fifo;
+  SimConfig cfg;
+  cfg.nodes = Streams::kNodes;
+  cfg.lp_of_node = std::move(lps);
+  cfg.threads = threads;
+  cfg.trace_hash = true;
+  Simulation<Streams> sim(m, cfg);
+  for (NodeId v = 0; v < Streams::kNodes; ++v) {
+    const NodeId to = (v + 1) % Streams::kNodes;
+    if (fifo) {
+      REQUIRE(sim.add_fifo(v, to, kL) == v);
+    } else {
+      sim.add_channel(v, to, kL);
+    }
+    sim.schedule_initial(v, 0, Streams::kTick, {0});
+  }
+  sim.run();
+  *hash = sim.trace_hash();
+  return m.got;
+}
+
+}  // namespace
+
+TEST_CASE("FIFO channels deliver exactly as events would, for any partition and thread count",
+          "[simulation]") {
+  std::uint64_t reference_hash = 0;
+  const auto reference = run_streams(false, {0, 0, 0, 0}, 1, &reference_hash);
+  REQUIRE(reference[0].size() > 200);
+  for (const auto& [lps, threads] : {std::pair<std::vector<LpId>, unsigned>{{0, 0, 0, 0}, 1},
+                                     {{0, 1, 0, 1}, 1},
+                                     {{0, 1, 2, 3}, 2},
+                                     {{0, 0, 1, 1}, 2}}) {
+    std::uint64_t hash = 0;
+    REQUIRE(run_streams(true, lps, threads, &hash) == reference);
+    REQUIRE(hash == reference_hash);
+  }
+}
+
+namespace {
+
+struct BadFifo {
+  struct Payload {};
+  struct Message {
+    int x;
+  };
+  Time first, second;  // delays of two messages sent at t = 0
+  std::uint32_t channel = 0;
+  void handle(Context<BadFifo>& ctx, const Event<Payload>&) {
+    ctx.send_fifo(channel, first, Message{1});
+    ctx.send_fifo(channel, second, Message{2});
+  }
+  void receive(Context<BadFifo>&, std::uint32_t, const Message&) {}
+};
+
+std::string fifo_error(Time first, Time second, std::uint32_t channel, std::vector<LpId> lps) {
+  BadFifo m{first, second, channel};
+  SimConfig cfg;
+  cfg.nodes = 2;
+  cfg.lp_of_node = std::move(lps);
+  cfg.end = kMillisecond;
+  Simulation<BadFifo> sim(m, cfg);
+  sim.add_fifo(0, 1, kL);
+  sim.add_fifo(1, 0, kL);
+  sim.schedule_initial(0, 0, 0);
+  try {
+    sim.run();
+  } catch (const CausalityError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a FIFO channel refuses messages out of order, too soon, or from the wrong node",
+          "[simulation]") {
+  for (const std::vector<LpId>& lps : {std::vector<LpId>{0, 0}, std::vector<LpId>{0, 1}}) {
+    REQUIRE(fifo_error(2 * kL, 3 * kL, 0, lps).empty());
+    REQUIRE_THAT(fifo_error(3 * kL, 2 * kL, 0, lps), Catch::Contains("delivers in order"));
+    REQUIRE_THAT(fifo_error(kL / 2, kL, 0, lps), Catch::Contains("sooner than the lookahead"));
+    REQUIRE_THAT(fifo_error(kL, kL, 1, lps), Catch::Contains("which node 1 opened"));
+    REQUIRE_THAT(fifo_error(kL, kL, 9, lps), Catch::Contains("does not exist"));
+  }
+}
