@@ -1,8 +1,8 @@
 #include "workload/comm_cost.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -93,11 +93,13 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
     one.lps = 1;
     one.progress = nullptr;
     // Threads take the next shape, heaviest first: each run writes only its own Shape.
-    std::atomic<std::size_t> done{0};
+    std::size_t done = 0;
+    std::mutex report;  // progress is told in order, from one thread at a time
     core::parallel_for(run.threads, order.size(), [&](std::size_t k) {
       run_shape(shapes[order[k]], topo, cfg, params, one);
-      const std::size_t n = done.fetch_add(1) + 1;
-      if (progress && core::parallel_thread_index() == 0) progress(progress_ctx, n, shapes.size());
+      const std::lock_guard<std::mutex> lock(report);
+      ++done;
+      if (progress) progress(progress_ctx, done, shapes.size());
     });
   } else {
     for (std::size_t k = 0; k < shapes.size(); ++k) {
