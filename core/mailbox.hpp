@@ -20,6 +20,9 @@ class Mailbox {
     return b.events[b.used++];
   }
 
+  // What was sent during round `round - 1` and not drained yet, in order (drain empties it).
+  const E* pending(std::uint64_t round) const { return buf_[(round + 1) & 1].events.data(); }
+
   // Hands every event sent during round `round - 1` to `f`, then empties that buffer (its
   // slots are kept, so a steady state allocates nothing).
   template <class F>

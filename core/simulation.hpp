@@ -19,8 +19,11 @@
 // list holds one event per busy channel, not one per message in flight (htsim's pipes), and a
 // message is stored once, however large, while ordinary events stay small. A message is
 // ordered by the same (time, source, sequence) key as an event, so results do not change.
-// A model may also provide `static void copy_message(Message& to, const Message& from)` to copy
-// only the part of a message in use (a packet's header without its unused telemetry).
+// A model whose messages sometimes carry a larger part (a packet's telemetry, under one
+// congestion control only) may provide `using Attachment = ...;`: send_fifo then takes an
+// optional attachment, which travels in a queue of its own beside the messages, and receive
+// gets a pointer to it (`receive(ctx, fifo, msg, const Attachment*)`, nullptr when none). Messages
+// stay small when nothing is attached.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -67,6 +70,18 @@ requires requires {
 struct MessageOf<Model> {
   using type = typename Model::Message;
 };
+template <class Model>
+struct AttachmentOf {
+  struct None {};
+  using type = None;
+};
+template <class Model>
+requires requires {
+  typename Model::Attachment;
+}
+struct AttachmentOf<Model> {
+  using type = typename Model::Attachment;
+};
 
 // What a handler sees: the clock, its node, its node's random stream, and event scheduling.
 template <class Model>
@@ -89,9 +104,11 @@ class Context {
   }
   // A message on FIFO channel `fifo` (opened from this node), received `delay` from now; no
   // earlier than the channel's last message.
-  template <class Message>
-  void send_fifo(std::uint32_t fifo, Time delay, const Message& msg) {
-    sim_.emit_fifo(*this, fifo, delay, msg);
+  // `att`: the message's attachment, if the model has them and this message carries one.
+  template <class Message, class Attachment = typename AttachmentOf<Model>::type>
+  void send_fifo(std::uint32_t fifo, Time delay, const Message& msg,
+                 const Attachment* att = nullptr) {
+    sim_.emit_fifo(*this, fifo, delay, msg, att);
   }
 
  private:
@@ -110,6 +127,9 @@ class Simulation {
   using E = Event<Payload>;
   using Message = typename MessageOf<Model>::type;
   static constexpr bool kFifos = requires { typename Model::Message; };
+  using Attachment = typename AttachmentOf<Model>::type;
+  static constexpr bool kAttachments = requires { typename Model::Attachment; };
+  static_assert(std::is_trivially_copyable_v<Attachment>, "attachments are plain data");
   static_assert(std::is_trivially_copyable_v<Payload>, "event payloads are plain data");
   static_assert(std::is_trivially_copyable_v<Message>, "FIFO messages are plain data");
 
@@ -301,14 +321,17 @@ class Simulation {
     Time time;
     std::uint64_t seq;
     std::uint32_t fifo;
+    bool attached;  // the next attachment of the channel (or mailbox) is this message's
     Message msg;
   };
-  // A FIFO channel's pending messages, in time order; written only by its destination's LP
-  // (a sender on another LP hands its messages over through the mailboxes).
+  // A FIFO channel's pending messages, in time order, and the attachments of those that have
+  // one, in the same order; written only by its destination's LP (a sender on another LP hands
+  // its messages over through the mailboxes).
   struct alignas(64) Fifo {
     NodeId src = 0, dst = 0;
     Time min_delay = 0;
     Ring<FifoEntry> pending;
+    Ring<Attachment> attachments;
   };
   struct alignas(64) WorkerTime {
     double process_s = 0, merge_s = 0;
@@ -343,6 +366,7 @@ class Simulation {
         if (a != b && linked_[a * n + b]) ++count;
     mailboxes_ = std::vector<Mailbox<E>>(count);
     fifo_mail_ = std::vector<Mailbox<FifoEntry>>(fifos_.empty() ? 0 : count);
+    attachment_mail_ = std::vector<Mailbox<Attachment>>(kAttachments ? fifo_mail_.size() : 0);
     std::uint32_t next = 0;
     for (std::size_t b = 0; b < n; ++b) {
       for (std::size_t a = 0; a < n; ++a) {
@@ -384,7 +408,8 @@ class Simulation {
     ++lp.sent;
   }
 
-  void emit_fifo(Context<Model>& ctx, std::uint32_t id, Time delay, const Message& msg) {
+  void emit_fifo(Context<Model>& ctx, std::uint32_t id, Time delay, const Message& msg,
+                 const Attachment* att) {
     const NodeId src = ctx.node_;
     if (id >= fifos_.size() || fifos_[id].src != src) throw_not_fifo_source(id, src);
     const Fifo& f = fifos_[id];  // its endpoints and delay: read-only during the run
@@ -396,37 +421,29 @@ class Simulation {
     const std::uint64_t seq = per_node_[src].seq++;
     Lp& lp = lps_[ctx.lp_];
     if (to == ctx.lp_) {
-      enqueue_fifo(lp, id, at, seq, msg);
+      enqueue_fifo(lp, id, FifoEntry{at, seq, id, att != nullptr, msg}, att);
       return;
     }
     if (delay < lookahead_) throw_too_soon(src, f.dst, ctx.lp_, to, ctx.now_, delay, lookahead_);
     const std::int32_t box = lp.outbox_of[to];
     if (box < 0) throw_no_channel(src, f.dst, ctx.lp_, to);
-    fill(fifo_mail_[box].slot(round_), at, seq, id, msg);
+    fifo_mail_[box].push(round_, FifoEntry{at, seq, id, att != nullptr, msg});
+    if (att) attachment_mail_[box].push(round_, *att);
     lp.min_sent = std::min(lp.min_sent, at);
     ++lp.sent;
   }
 
   // Appends to the channel's queue (on the destination's LP); the first message waiting is
   // the one in the event list.
-  void enqueue_fifo(Lp& lp, std::uint32_t id, Time at, std::uint64_t seq, const Message& msg) {
+  void enqueue_fifo(Lp& lp, std::uint32_t id, const FifoEntry& e, const Attachment* att) {
     Fifo& f = fifos_[id];
     if (f.pending.empty()) {
-      lp.queue.push_external(at, f.src, seq, id);
-    } else if (at < f.pending.back().time) {
-      throw_fifo_order(id, at, f.pending.back().time);
+      lp.queue.push_external(e.time, f.src, e.seq, id);
+    } else if (e.time < f.pending.back().time) {
+      throw_fifo_order(id, e.time, f.pending.back().time);
     }
-    fill(f.pending.push_slot(), at, seq, id, msg);
-  }
-  static void fill(FifoEntry& e, Time at, std::uint64_t seq, std::uint32_t id, const Message& msg) {
-    e.time = at;
-    e.seq = seq;
-    e.fifo = id;
-    if constexpr (requires { Model::copy_message(e.msg, msg); }) {
-      Model::copy_message(e.msg, msg);
-    } else {
-      e.msg = msg;
-    }
+    f.pending.push(e);
+    if (att) f.attachments.push(*att);
   }
 
   [[noreturn]] void throw_not_fifo_source(std::uint32_t id, NodeId src) const {
@@ -461,9 +478,14 @@ class Simulation {
     for (std::uint32_t box : lp.inboxes) {
       merged += mailboxes_[box].drain(round_, [&lp](const E& e) { lp.queue.push(e); });
       if (kFifos && !fifo_mail_.empty()) {
-        merged += fifo_mail_[box].drain(round_, [this, &lp](const FifoEntry& e) {
-          enqueue_fifo(lp, e.fifo, e.time, e.seq, e.msg);
+        // A box's attachments come in the order of the messages that carry them.
+        std::size_t next = 0;
+        const Attachment* atts = nullptr;
+        if constexpr (kAttachments) atts = attachment_mail_[box].pending(round_);
+        merged += fifo_mail_[box].drain(round_, [&](const FifoEntry& e) {
+          enqueue_fifo(lp, e.fifo, e, e.attached ? &atts[next++] : nullptr);
         });
+        if constexpr (kAttachments) attachment_mail_[box].drain(round_, [](const Attachment&) {});
       }
     }
     const auto t1 = Clock::now();
@@ -512,8 +534,14 @@ class Simulation {
       std::uint64_t& h = per_node_[f.dst].hash;
       h = hash_mix(hash_mix(hash_mix(h, static_cast<std::uint64_t>(e.time)), f.src), e.seq);
     }
-    model_.receive(ctx, id, e.msg);
+    const bool attached = e.attached;
+    if constexpr (kAttachments) {
+      model_.receive(ctx, id, e.msg, attached ? &f.attachments.front() : nullptr);
+    } else {
+      model_.receive(ctx, id, e.msg);
+    }
     f.pending.pop();
+    if (attached) f.attachments.pop();
     if (!f.pending.empty()) {
       lp.queue.push_external(f.pending.front().time, f.src, f.pending.front().seq, id);
     }
@@ -525,7 +553,8 @@ class Simulation {
   std::vector<Lp> lps_;
   std::vector<char> linked_;  // lps x lps: a channel joins these LPs
   std::vector<Mailbox<E>> mailboxes_;
-  std::vector<Mailbox<FifoEntry>> fifo_mail_;  // beside mailboxes_, same index
+  std::vector<Mailbox<FifoEntry>> fifo_mail_;         // beside mailboxes_, same index
+  std::vector<Mailbox<Attachment>> attachment_mail_;  // beside fifo_mail_, same index
   std::vector<Fifo> fifos_;
   std::vector<NodeState> per_node_;  // by node
 #ifndef NDEBUG

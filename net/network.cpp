@@ -175,15 +175,15 @@ NetworkResult Network::run(const RunOptions& opt) {
   return r;
 }
 
-void Network::receive(Ctx& ctx, std::uint32_t fifo, const Packet& pkt) {
+void Network::receive(Ctx& ctx, std::uint32_t fifo, const Packet& pkt, const Telemetry* t) {
   const NodeId node = ctx.node();
   const PortId in = ports_.arrival_port(fifo);
   if (pkt.type == PacketType::kPause) {
     if (ports_.on_pause_frame(ctx, node, in, pkt)) transmit(ctx, node, in);
   } else if (topo_.nodes[node].kind == NodeKind::kNic) {
-    nics_.receive(ctx, node, pkt);
+    nics_.receive(ctx, node, pkt, t);
   } else {
-    switches_.receive(ctx, node, in, pkt);
+    switches_.receive(ctx, node, in, pkt, t);
   }
 }
 

@@ -82,7 +82,7 @@ class Network {
   // A packet crosses a link as a message of the link's FIFO channel (one per direction,
   // numbered as the sending port, Ports::index); everything else is a small event.
   using Message = Packet;
-  static void copy_message(Packet& to, const Packet& from) { Packet::copy(to, from); }
+  using Attachment = Telemetry;  // HPCC's, carried only by packets with Packet::hops > 0
   struct Payload {
     std::uint32_t a = 0;  // the port (port events) or the flow (flow, post, delivery events)
     std::uint32_t b = 0;  // kDelivered: messages complete
@@ -112,7 +112,8 @@ class Network {
 
   // The kernel's entry points: an event, and a packet at the far end of link channel `fifo`.
   void handle(core::Context<Network>& ctx, const core::Event<Payload>& ev);
-  void receive(core::Context<Network>& ctx, std::uint32_t fifo, const Packet& pkt);
+  void receive(core::Context<Network>& ctx, std::uint32_t fifo, const Packet& pkt,
+               const Telemetry* t);
 
   const Topology& topology() const { return topo_; }
 

@@ -58,7 +58,7 @@ void Nics::start_next(Ctx& ctx, NodeId node) {
     return;
   }
   Packet pkt;
-  if (next_data(ctx, node, pkt)) ports_->start_tx(ctx, node, 0, pkt);
+  if (next_data(ctx, node, pkt)) ports_->start_tx(ctx, node, 0, pkt, nullptr);
 }
 
 void Nics::wake(Ctx& ctx, NodeId node) {
@@ -203,19 +203,19 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
   return false;
 }
 
-void Nics::send_control(Ctx& ctx, NodeId node, const Packet& pkt) {
-  ports_->at(node, 0).enqueue(pkt);
+void Nics::send_control(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetry* t) {
+  ports_->at(node, 0).enqueue(pkt, t);
   transmit(ctx, node);
 }
 
-void Nics::receive(Ctx& ctx, NodeId node, const Packet& pkt) {
+void Nics::receive(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetry* t) {
   switch (pkt.type) {
     case PacketType::kData:
-      receive_data(ctx, node, pkt);
+      receive_data(ctx, node, pkt, t);
       return;
     case PacketType::kAck:
     case PacketType::kNack:
-      receive_ack(ctx, node, pkt);
+      receive_ack(ctx, node, pkt, t);
       return;
     case PacketType::kCnp:
       if (send_[pkt.flow].active) cc::on_cnp(send_[pkt.flow].cc, cfg_->cc, ctx.now());
@@ -225,7 +225,7 @@ void Nics::receive(Ctx& ctx, NodeId node, const Packet& pkt) {
   }
 }
 
-void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
+void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetry* t) {
   NicState& nic = state_of(node);
   RecvState& r = recv_[pkt.flow];
   const core::Time now = ctx.now();
@@ -278,8 +278,7 @@ void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt) {
   reply.ce = pkt.ce;
   reply.wire = kAckWireBytes;
   reply.hops = pkt.hops;
-  std::copy(pkt.stamps, pkt.stamps + pkt.hops, reply.stamps);
-  send_control(ctx, node, reply);
+  send_control(ctx, node, reply, t);  // the ACK echoes the data packet's telemetry
 }
 
 bool Nics::place_ahead(RecvState& r, const Packet& pkt, std::uint64_t size) {
@@ -301,7 +300,7 @@ void Nics::advance_over_ahead(RecvState& r, std::uint64_t size) {
   }
 }
 
-void Nics::receive_ack(Ctx& ctx, NodeId node, const Packet& pkt) {
+void Nics::receive_ack(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetry* t) {
   SendState& s = send_[pkt.flow];
   if (!s.active) return;  // a late ACK of a finished flow
   const core::Time now = ctx.now();
@@ -319,7 +318,7 @@ void Nics::receive_ack(Ctx& ctx, NodeId node, const Packet& pkt) {
       info.rtt = now - pkt.sent;
       info.hops = pkt.hops;
       for (std::uint8_t h = 0; h < pkt.hops; ++h) {
-        const IntStamp& st = pkt.stamps[h];
+        const IntStamp& st = t->stamps[h];
         info.int_hops[h] =
             cc::IntHop{st.qlen_bytes, st.tx_bytes, st.ts, Bps(st.rate_mbps) * 1'000'000};
       }

@@ -76,7 +76,8 @@ class Nics {
   // The NIC's port may send: a control frame first, else the next data packet its queue pairs'
   // pacing and windows allow (or a wake-up when one will be allowed).
   void transmit(Ctx& ctx, NodeId nic);
-  void receive(Ctx& ctx, NodeId nic, const Packet& pkt);
+  // `t`: the packet's HPCC telemetry, when pkt.hops > 0.
+  void receive(Ctx& ctx, NodeId nic, const Packet& pkt, const Telemetry* t);
   void wake(Ctx& ctx, NodeId nic);  // kNicWake
   void flow_start(Ctx& ctx, std::uint32_t flow);
   void flow_timeout(Ctx& ctx, std::uint32_t flow);  // kRto
@@ -118,9 +119,9 @@ class Nics {
   void start_next(Ctx& ctx, NodeId node);  // the port is idle
   // Fills `out` (a default-constructed Packet) with the next data packet a queue pair may send.
   bool next_data(Ctx& ctx, NodeId node, Packet& out);
-  void receive_data(Ctx& ctx, NodeId node, const Packet& pkt);
-  void receive_ack(Ctx& ctx, NodeId node, const Packet& pkt);
-  void send_control(Ctx& ctx, NodeId node, const Packet& pkt);
+  void receive_data(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetry* t);
+  void receive_ack(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetry* t);
+  void send_control(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetry* t = nullptr);
   // Out-of-order receivers: records a packet beyond rcv_nxt; false if it was already there.
   bool place_ahead(RecvState& r, const Packet& pkt, std::uint64_t size);
   // Moves rcv_nxt over packets received ahead of it.

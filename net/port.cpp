@@ -20,7 +20,7 @@ Ports::Ports(const Topology& topo) : topo_(&topo) {
   }
 }
 
-void Ports::start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt) {
+void Ports::start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt, const Telemetry* t) {
   Port& pt = at(node, p);
   const Link& link = topo_->link_at(node, p);
   const core::Time ser = serialization(pkt.wire, link.rate);
@@ -29,7 +29,7 @@ void Ports::start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt) {
   pt.stats.busy += ser;
   if (pkt.type == PacketType::kData) pt.stats.tx_data_bytes += pkt.payload;
   // Store and forward: the packet is at the peer once its last bit has crossed the link.
-  ctx.send_fifo(index(node, p), ser + link.delay, pkt);
+  ctx.send_fifo(index(node, p), ser + link.delay, pkt, pkt.hops ? t : nullptr);
 }
 
 void Ports::resume_when_idle(Ctx& ctx, NodeId node, PortId p) {
@@ -45,8 +45,8 @@ bool Ports::send_control(Ctx& ctx, NodeId node, PortId p) {
   const TrafficClass tc = pt.queue[kMacControl].empty() ? kControl : kMacControl;
   const Packet& pkt = pt.queue[tc].front();
   pt.queued[tc] -= pkt.wire;
-  start_tx(ctx, node, p, pkt);
-  pt.queue[tc].pop();
+  start_tx(ctx, node, p, pkt, pt.front_telemetry(tc));
+  pt.pop(tc);
   return true;
 }
 

@@ -40,8 +40,9 @@ struct PortStats {
 // nodes run on other threads.
 struct alignas(64) Port {
   core::Ring<Packet> queue[kClasses];
-  std::uint64_t queued[kClasses] = {};  // bytes
-  core::Time paused_until = 0;          // our data class is paused by the peer until then
+  core::Ring<Telemetry> telemetry[kClasses];  // of the queued packets that carry one, in order
+  std::uint64_t queued[kClasses] = {};        // bytes
+  core::Time paused_until = 0;                // our data class is paused by the peer until then
   core::Time pause_began = 0;
   core::Time wake_at = -1;  // pending kPortWake
   core::Time queue_changed = 0;
@@ -52,10 +53,19 @@ struct alignas(64) Port {
   bool idle(core::Time now) const { return now >= free_at; }
   bool data_paused(core::Time now) const { return paused_until > now; }
   bool has_control() const { return !queue[kMacControl].empty() || !queue[kControl].empty(); }
-  void enqueue(const Packet& pkt) {
+  // `t`: the packet's telemetry (needed when pkt.hops > 0).
+  void enqueue(const Packet& pkt, const Telemetry* t) {
     const TrafficClass tc = pkt.traffic_class();
-    Packet::copy(queue[tc].push_slot(), pkt);
+    queue[tc].push(pkt);
+    if (pkt.hops) telemetry[tc].push(*t);
     queued[tc] += pkt.wire;
+  }
+  const Telemetry* front_telemetry(TrafficClass tc) const {
+    return queue[tc].front().hops ? &telemetry[tc].front() : nullptr;
+  }
+  void pop(TrafficClass tc) {
+    if (queue[tc].front().hops) telemetry[tc].pop();
+    queue[tc].pop();
   }
   // Adds the data queue's bytes since the last change to the queue integral.
   void note_queue(core::Time now) {
@@ -81,7 +91,8 @@ class Ports {
 
   // Starts serializing `pkt` (the port is idle): the port is busy for the frame's time on the
   // wire, and the frame reaches the peer one propagation delay after its last bit.
-  void start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt);
+  // `t`: the packet's telemetry, when pkt.hops > 0.
+  void start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt, const Telemetry* t);
   // A kTxDone when the current frame ends, unless one is set: the owner has more to send. A
   // port that ends a frame with nothing waiting has no event of its own (the owner calls this
   // when something arrives for it), so a link's idle direction costs nothing per frame.

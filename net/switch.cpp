@@ -113,7 +113,7 @@ void Switches::lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pk
       ingress_[i].peer_paused ? "" : " (no XOFF was sent: the shared pool is exhausted)"));
 }
 
-void Switches::receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt) {
+void Switches::receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt, const Telemetry* t) {
   const PortId out = route(ctx, sw, pkt);
   Port& op = ports_->at(sw, out);
   const TrafficClass tc = pkt.traffic_class();
@@ -126,7 +126,7 @@ void Switches::receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt) {
     }
     op.note_queue(ctx.now());
   }
-  op.enqueue(pkt);
+  op.enqueue(pkt, t);
   op.queue[tc].back().in_port = in;
   if (tc == kDataClass) {
     op.stats.max_queue_bytes = std::max(op.stats.max_queue_bytes, op.queued[tc]);
@@ -149,15 +149,18 @@ void Switches::start_next(Ctx& ctx, NodeId sw, PortId out) {
     ports_->wake_at(ctx, sw, out, op.paused_until);
     return;
   }
-  Packet& pkt = op.queue[kDataClass].front();
+  // A copy: ECN and telemetry change it on its way out, after it has left the queue.
+  Packet pkt = op.queue[kDataClass].front();
+  Telemetry t;
+  if (pkt.hops) t = *op.front_telemetry(kDataClass);
+  op.pop(kDataClass);
   op.note_queue(ctx.now());
   op.queued[kDataClass] -= pkt.wire;
-  dequeued(ctx, sw, out, pkt);
-  ports_->start_tx(ctx, sw, out, pkt);
-  op.queue[kDataClass].pop();
+  dequeued(ctx, sw, out, pkt, t);
+  ports_->start_tx(ctx, sw, out, pkt, &t);
 }
 
-void Switches::dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt) {
+void Switches::dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt, Telemetry& t) {
   Buffer& b = buffers_[sw];
   b.used -= pkt.wire;
   if (cfg_->sw.pfc) {
@@ -187,7 +190,7 @@ void Switches::dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt) {
   }
   if (hpcc_ && pkt.hops < cc::kMaxIntHops) {
     const Link& l = topo_->link_at(sw, out);
-    pkt.stamps[pkt.hops++] =
+    t.stamps[pkt.hops++] =
         IntStamp{static_cast<std::uint32_t>(std::min<std::uint64_t>(q, ~0u)),
                  static_cast<std::uint32_t>(l.rate / 1'000'000), op.stats.tx_bytes, ctx.now()};
   }
@@ -215,7 +218,7 @@ void Switches::send_pause(Ctx& ctx, NodeId sw, PortId p, bool on) {
       ctx.schedule(ig.refresh_at - ctx.now(), Network::kPfcRefresh, Network::Payload{.a = p});
     }
   }
-  pt.enqueue(pause);
+  pt.enqueue(pause, nullptr);
   transmit(ctx, sw, p);
 }
 

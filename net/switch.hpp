@@ -26,7 +26,7 @@ class Switches {
 
   // A data or transport-control packet arrived on port `in`: route it, admit it to the buffer
   // (or drop it, lossy), queue it on its egress port and transmit if that port is idle.
-  void receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt);
+  void receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt, const Telemetry* t);
   // Port `out` may send: if it is idle, the next control frame, else the next data packet unless
   // paused; while it serializes, it is called back when the frame ends if more waits.
   void transmit(Ctx& ctx, NodeId sw, PortId out);
@@ -49,7 +49,7 @@ class Switches {
   void start_next(Ctx& ctx, NodeId sw, PortId out);  // the port is idle
   PortId route(Ctx& ctx, NodeId sw, const Packet& pkt);
   bool admit(Ctx& ctx, NodeId sw, PortId in, PortId out, const Packet& pkt);
-  void dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt);
+  void dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt, Telemetry& t);
   void send_pause(Ctx& ctx, NodeId sw, PortId p, bool on);
   core::Time pause_refresh(Bps rate) const;  // how often XOFF is re-sent while congested
   std::uint64_t xoff_threshold(NodeId sw) const;

@@ -45,7 +45,7 @@ run() {
   else
     events=$(awk '/^events / {print $2}' <<<"$out")
     kernel=$(awk '/^wall time/ {print $3}' <<<"$out")
-    result=$(awk '/^FCT/ {print "FCT median", $6, "us, max", $10, "us"}' <<<"$out")
+    result=$(awk '/^FCT \(us\)/ {print "FCT median", $6, "us, max", $10, "us"}' <<<"$out")
   fi
   local start rate
   start=$(awk -v w="$wall" -v k="$kernel" 'BEGIN {s = w - k; printf "%.2f", (s < 0 ? 0 : s)}')

@@ -166,7 +166,8 @@ namespace {
 // Four nodes in a ring; each sends a stream of messages to the next, with delays that vary
 // but never let a message overtake the one before it, and ticks itself. With `fifo` the
 // messages travel on FIFO channels, otherwise as plain events: the kernel must deliver them in
-// exactly the same order either way, for any partition and thread count.
+// exactly the same order either way, for any partition and thread count. On FIFO channels
+// every third message carries an attachment, which must arrive with its own message.
 struct Streams {
   struct Payload {
     std::uint32_t n;
@@ -175,12 +176,17 @@ struct Streams {
     std::uint32_t n;
     std::uint32_t pad[7];  // a message larger than an event's payload
   };
+  struct Attachment {
+    std::uint64_t check;
+  };
+  static std::uint64_t check_of(std::uint32_t n) { return 0x9e3779b97f4a7c15ULL * (n + 1); }
   enum Kind : EventKind { kTick, kMsg };
   static constexpr NodeId kNodes = 4;
   bool fifo = false;
   std::vector<std::uint32_t> fifo_of = {0, 1, 2, 3};  // node -> its channel to the next node
   std::vector<std::vector<std::pair<Time, std::uint32_t>>> got{kNodes};
-  std::vector<Time> last_arrival = std::vector<Time>(kNodes, 0);  // per sender
+  std::vector<Time> last_arrival = std::vector<Time>(kNodes, 0);    // per sender
+  std::vector<int> attachment_wrong = std::vector<int>(kNodes, 0);  // per receiver
 
   void emit(Context<Streams>& ctx, std::uint32_t n) {
     // Delay kL plus a jitter, but never before the previous message of this stream.
@@ -189,7 +195,9 @@ struct Streams {
     last_arrival[ctx.node()] = at;
     const NodeId to = (ctx.node() + 1) % kNodes;
     if (fifo) {
-      ctx.send_fifo(fifo_of[ctx.node()], at - ctx.now(), Message{n, {}});
+      const Attachment att{check_of(n)};
+      ctx.send_fifo(fifo_of[ctx.node()], at - ctx.now(), Message{n, {}},
+                    n % 3 == 0 ? &att : nullptr);
     } else {
       ctx.send(to, at - ctx.now(), kMsg, Payload{n});
     }
@@ -204,7 +212,10 @@ struct Streams {
     emit(ctx, 4 * ev.payload.n);  // starts a chain of messages, each answered by the next
     if (ev.payload.n < 50) ctx.schedule(3 * kL / 2, kTick, Payload{ev.payload.n + 1});
   }
-  void receive(Context<Streams>& ctx, std::uint32_t, const Message& m) {
+  void receive(Context<Streams>& ctx, std::uint32_t, const Message& m, const Attachment* att) {
+    if ((att != nullptr) != (m.n % 3 == 0) || (att && att->check != check_of(m.n))) {
+      ++attachment_wrong[ctx.node()];
+    }
     handle(ctx, Event<Payload>{ctx.now(), 0, ctx.node(), 0, kMsg, Payload{m.n}});
   }
 };
@@ -232,6 +243,7 @@ std::vector<std::vector<std::pair<Time, std::uint32_t>>> run_streams(bool fifo,
   }
   sim.run();
   *hash = sim.trace_hash();
+  REQUIRE(m.attachment_wrong == std::vector<int>(Streams::kNodes, 0));
   return m.got;
 }
 
@@ -265,7 +277,7 @@ struct BadFifo {
     ctx.send_fifo(channel, first, Message{1});
     ctx.send_fifo(channel, second, Message{2});
   }
-  void receive(Context<BadFifo>&, std::uint32_t, const Message&) {}
+  void receive(Context<BadFifo>&, std::uint32_t, const Message&) {}  // no attachments
 };
 
 std::string fifo_error(Time first, Time second, std::uint32_t channel, std::vector<LpId> lps) {
