@@ -5,14 +5,9 @@
 // (Network::post, Network::host_send); the network calls it back per message, never per packet.
 #include <cstdint>
 
-namespace fabricsim::core {
-template <class Model>
-class Context;
-}
+#include "net/context.hpp"
 
 namespace fabricsim::net {
-
-class Network;
 
 // A small message between host agents, or a host agent's timer: the app's own encoding.
 struct AppMsg {
@@ -25,11 +20,11 @@ struct AppMsg {
 class HostApp {
  public:
   virtual ~HostApp() = default;
-  virtual void on_start(core::Context<Network>& ctx, std::uint32_t host) = 0;
+  virtual void on_start(Ctx& ctx, std::uint32_t host) = 0;
   // A timer of this host, or a message from another host (Network::host_send).
-  virtual void on_message(core::Context<Network>& ctx, std::uint32_t host, const AppMsg& m) = 0;
+  virtual void on_message(Ctx& ctx, std::uint32_t host, const AppMsg& m) = 0;
   // The receiving NIC of app flow `flow` holds its first `messages` messages in order.
-  virtual void on_delivered(core::Context<Network>& ctx, std::uint32_t host, std::uint32_t flow,
+  virtual void on_delivered(Ctx& ctx, std::uint32_t host, std::uint32_t flow,
                             std::uint32_t messages) = 0;
 };
 

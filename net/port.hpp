@@ -10,18 +10,11 @@
 
 #include "core/ring.hpp"
 #include "core/time.hpp"
+#include "net/context.hpp"
 #include "net/packet.hpp"
 #include "net/topology/topology.hpp"
 
-namespace fabricsim::core {
-template <class Model>
-class Context;
-}
-
 namespace fabricsim::net {
-
-class Network;
-using Ctx = core::Context<Network>;
 
 // Counters of one port (one direction of a link: what this port sends).
 struct PortStats {

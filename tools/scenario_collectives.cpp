@@ -110,27 +110,16 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
   hw.nvls = nvls == "on" || (nvls == "auto" && can_nvls);
 }
 
+std::vector<std::string_view> comm_model_keys(std::initializer_list<std::string_view> more) {
+  std::vector<std::string_view> keys(more);
+  keys.insert(keys.end(), {"max_channels", "nvls", "nvlink_efficiency", "nvls_efficiency",
+                           "latencies", "step_latency", "step_latency_per", "nics", "host_delay"});
+  return keys;
+}
+
 CollectiveSection read_collectives(const Section& c, const net::Topology& topo) {
-  c.only({"op",
-          "algo",
-          "proto",
-          "channels",
-          "max_channels",
-          "root",
-          "peer",
-          "min_bytes",
-          "max_bytes",
-          "step_factor",
-          "dtype",
-          "nvls",
-          "nvlink_efficiency",
-          "nvls_efficiency",
-          "latencies",
-          "step_latency",
-          "step_latency_per",
-          "nics",
-          "host_delay",
-          "groups"});
+  c.only(comm_model_keys({"op", "algo", "proto", "channels", "root", "peer", "min_bytes",
+                          "max_bytes", "step_factor", "dtype", "groups"}));
   CollectiveSection s;
   const net::Host& host = topo.hosts.front();
   const compute::GpuSpec gpu = cluster_gpu(c, topo);

@@ -30,6 +30,8 @@ compute::GpuSpec cluster_gpu(const Section& s, const net::Topology& topo);
 // executor know about the hardware (max_channels, nvls, efficiencies, latencies, host_delay).
 void read_comm_model(const Section& s, const net::Topology& topo, const compute::GpuSpec& gpu,
                      collectives::Hardware& hw, workload::ExecParams& exec);
+// A section's own keys `more`, then those (for Section::only).
+std::vector<std::string_view> comm_model_keys(std::initializer_list<std::string_view> more);
 
 // `training` on `topo` (every GPU a rank).
 TrainingSection read_training(const Section& training, const net::Topology& topo);

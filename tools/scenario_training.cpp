@@ -114,8 +114,7 @@ workload::ModelSpec read_model(const Section& t) {
 // `import: FILE`: a workload file written by SimAI's AICB generator; parallelism comes from its
 // header, compute times from its lines.
 TrainingSection read_import(const Section& t, const net::Topology& topo) {
-  t.only({"import", "format", "max_channels", "nvls", "nvlink_efficiency", "nvls_efficiency",
-          "latencies", "step_latency", "step_latency_per", "nics", "host_delay"});
+  t.only(comm_model_keys({"import", "format"}));
   t.choice("format", "aicb", {"aicb"});
   TrainingSection s;
   s.gpu = cluster_gpu(t, topo);
@@ -149,33 +148,10 @@ TrainingSection read_import(const Section& t, const net::Topology& topo) {
 
 TrainingSection read_training(const Section& t, const net::Topology& topo) {
   if (t.has("import")) return read_import(t, topo);
-  t.only({"model",
-          "tp",
-          "pp",
-          "dp",
-          "ep",
-          "sequence_parallel",
-          "schedule",
-          "virtual_stages",
-          "micro_batch",
-          "global_batch",
-          "recompute",
-          "zero",
-          "attention",
-          "dtype",
-          "grad_dtype",
-          "bucket_params",
-          "overlap_grad_reduce",
-          "kernels",
-          "max_channels",
-          "nvls",
-          "nvlink_efficiency",
-          "nvls_efficiency",
-          "latencies",
-          "step_latency",
-          "step_latency_per",
-          "nics",
-          "host_delay"});
+  t.only(comm_model_keys({"model", "tp", "pp", "dp", "ep", "sequence_parallel", "schedule",
+                          "virtual_stages", "micro_batch", "global_batch", "recompute", "zero",
+                          "attention", "dtype", "grad_dtype", "bucket_params",
+                          "overlap_grad_reduce", "kernels"}));
   TrainingSection s;
   s.model = read_model(t);
   s.gpu = cluster_gpu(t, topo);
