@@ -132,8 +132,8 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
   return r;
 }
 
-bool meets_bar(const ValidationResult& r) {
-  return r.median_error_1m <= kMedianBar && r.max_error_64k <= kMaxBar;
+bool meets_bar(const ValidationResult& r, const Bar& bar) {
+  return r.median_error_1m <= bar.median && r.max_error_64k <= bar.max;
 }
 
 std::string validation_csv_header() {

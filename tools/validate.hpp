@@ -52,7 +52,11 @@ struct ValidationResult {
 // >= 1 MiB and <= 25% at every size >= 64 KiB.
 inline constexpr double kMedianBar = 0.10;
 inline constexpr double kMaxBar = 0.25;
-bool meets_bar(const ValidationResult& r);
+struct Bar {
+  double median = kMedianBar;  // over sizes >= 1 MiB
+  double max = kMaxBar;        // over sizes >= 64 KiB
+};
+bool meets_bar(const ValidationResult& r, const Bar& bar = {});
 
 // Simulates every measured size up to `max_bytes` (0: all).
 ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "tests/tools/run_cli.hpp"
@@ -164,6 +165,38 @@ TEST_CASE("fabricsim validate runs one dataset and writes its CSV", "[cli]") {
     REQUIRE(typo.status == 1);
     REQUIRE_THAT(typo.text, Catch::Contains("--dataset nosuch: no such dataset or case"));
   }
+}
+
+TEST_CASE("fabricsim validate is a CI gate: exit status, bars and known gaps", "[cli]") {
+  const std::string ring = "validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-ring";
+  // Its median error is a few percent: inside the default bar, outside a 1% one.
+  const Out strict = run(ring + " --max-median-error 1%");
+  REQUIRE(strict.status == 1);
+  REQUIRE_THAT(strict.text, Catch::Contains("bar (median <= 1%, max <= 25%)"));
+  REQUIRE_THAT(strict.text, Catch::Contains("MISSED"));
+  REQUIRE(run(ring + " --max-median-error 50 --max-error 50").status == 0);
+  // A known gap misses its bar: the gate fails unless told to let known gaps pass.
+  const std::string gap = "validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-tree";
+  const Out missed = run(gap);
+  REQUIRE(missed.status == 1);
+  REQUIRE_THAT(missed.text, Catch::Contains("known gap"));
+  REQUIRE(run(gap + " --ignore-known-gaps").status == 0);
+  const Out bad = run(ring + " --max-error ten");
+  REQUIRE(bad.status == 1);
+  REQUIRE_THAT(bad.text, Catch::Contains("--max-error ten: expected a percentage"));
+  // Training: the bar on the iteration time's error, and a CSV of the cases.
+  const std::string one = "validate --suite training --dataset narayanan21-1.7b";
+  const Out csv = run(one + " --max-error 99 --csv build/cli_test_out/training.csv");
+  REQUIRE(csv.status == 0);
+  std::ifstream f("build/cli_test_out/training.csv");
+  std::string header, row;
+  std::getline(f, header);
+  std::getline(f, row);
+  REQUIRE(header == "case,measured_s,simulated_s,error");
+  REQUIRE_THAT(row, Catch::StartsWith("narayanan21-1.7b,3.53,"));
+  REQUIRE(run(one + " --max-error 0.01").status == 1);
+  REQUIRE_THAT(run(one + " --max-median-error 10").text,
+               Catch::Contains("--max-median-error applies to --suite busbw"));
 }
 
 TEST_CASE("every flows scenario shipped runs its first 50 us", "[cli]") {
