@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -101,8 +102,8 @@ int validate_training_suite(const std::string& manifest, const std::vector<std::
 
 int cmd_validate(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim validate [options]");
-  std::string manifest, csv, max_bytes, suite = "busbw", max_median, max_error;
-  std::vector<std::string> only;
+  std::string manifest, csv, max_bytes, suite = "busbw", max_median, max_error, measured, scenario;
+  std::vector<std::string> only, sets;
   opts.add_options()("help,h", "show this help")(
       "suite", po::value(&suite),
       "busbw (nccl-tests datasets) or training (published iteration times)")(
@@ -117,6 +118,12 @@ int cmd_validate(const std::vector<std::string>& args) {
       "max-error", po::value(&max_error),
       "busbw bar: largest |error| at sizes >= 64 KiB, in percent (default 25); training: "
       "|error| of the iteration time (default 15)")(
+      "measured", po::value(&measured),
+      "your own run instead of the manifest: nccl-tests' stdout (an *_perf log) or a dataset "
+      "CSV; needs --scenario")("scenario", po::value(&scenario),
+                               "with --measured: the scenario of the measured system")(
+      "set", po::value(&sets)->composing(),
+      "with --measured: override a scenario key (repeatable)")(
       "ignore-known-gaps",
       "a dataset the manifest marks as a known gap does not fail the run when it misses");
   po::variables_map vm;
@@ -138,7 +145,25 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: --suite must be busbw or training, not '%s'\n", suite.c_str());
     return 2;
   }
-  if (manifest.empty()) manifest = "scenarios/validation/manifest.yaml";
+  std::vector<ValidationEntry> entries;
+  if (!measured.empty() || !scenario.empty()) {
+    if (measured.empty() || scenario.empty()) {
+      throw std::invalid_argument("--measured and --scenario go together");
+    }
+    if (!manifest.empty() || !only.empty()) {
+      throw std::invalid_argument("--measured replaces the manifest: drop --manifest/--dataset");
+    }
+    ValidationEntry e;
+    e.dataset = std::filesystem::path(measured).stem().string();
+    e.data = measured;
+    e.scenario = scenario;
+    e.sets = sets;
+    entries.push_back(e);
+  } else {
+    if (!sets.empty()) throw std::invalid_argument("--set goes with --measured");
+    if (manifest.empty()) manifest = "scenarios/validation/manifest.yaml";
+    entries = load_manifest(manifest);
+  }
   const std::uint64_t cap = max_bytes.empty() ? 0 : parse_bytes(max_bytes);
   Bar bar;
   if (!max_median.empty()) bar.median = parse_percent(max_median, "max-median-error");
@@ -146,7 +171,6 @@ int cmd_validate(const std::vector<std::string>& args) {
   const bool ignore_gaps = vm.count("ignore-known-gaps") > 0;
   std::string table = validation_csv_header();
   int failed = 0, met = 0, total = 0, missed = 0;
-  const std::vector<ValidationEntry> entries = load_manifest(manifest);
   std::vector<std::string> names;
   for (const ValidationEntry& e : entries) names.push_back(e.dataset);
   check_selection(only, names, manifest);

@@ -11,6 +11,7 @@
 
 #include "core/input_file.hpp"
 #include "tools/csv.hpp"
+#include "tools/nccl_tests_log.hpp"
 
 namespace fabricsim::tools {
 
@@ -114,7 +115,26 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
   r.nodes = static_cast<int>(ns.topology.hosts.size());
   const net::RunOptions run = run_override ? *run_override : ns.run;
   std::vector<double> big;
-  for (const Measured& m : load_measured(e.data)) {
+  std::vector<Measured> measured;
+  if (is_nccl_tests_log(e.data)) {
+    // The user's own run: it must be the experiment the scenario describes.
+    NcclTestsLog log = read_nccl_tests_log(e.data);
+    if (!log.collective.empty() && log.collective != r.collective) {
+      throw ScenarioError(fmt::format("{} measured {} ({}), but {} runs {}: set collectives.op={}",
+                                      e.data, log.collective, log.binary, e.scenario, r.collective,
+                                      log.collective));
+    }
+    if (log.ranks > 0 && log.ranks != r.ranks) {
+      throw ScenarioError(
+          fmt::format("{} ran {} ranks, but {} has {}: set the cluster's hosts "
+                      "and GPUs (or collectives.groups) to match",
+                      e.data, log.ranks, e.scenario, r.ranks));
+    }
+    measured = std::move(log.rows);
+  } else {
+    measured = load_measured(e.data);
+  }
+  for (const Measured& m : measured) {
     if (max_bytes && m.bytes > max_bytes) continue;
     ValidationRow row;
     row.measured = m;

@@ -199,6 +199,38 @@ TEST_CASE("fabricsim validate is a CI gate: exit status, bars and known gaps", "
                Catch::Contains("--max-median-error applies to --suite busbw"));
 }
 
+TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
+  // The log holds the rows of the algo-ring dataset in nccl-tests' stdout format (mpirun tags,
+  // NCCL INFO lines and all): it must validate exactly as the dataset does.
+  const std::string log = "tests/data/nccl_tests_logs/allreduce_h100-sxm5_4gpu_ring.log";
+  const std::string own = "validate --measured " + log +
+                          " --scenario scenarios/validation/h100-sxm5_1node.yaml "
+                          "--set cluster.host.gpus=4 --set collectives.algo=ring";
+  const Out mine = run(own);
+  const Out dataset = run("validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-ring");
+  REQUIRE(mine.status == 0);
+  const auto errors = [](const std::string& text) {  // "... 4 3 3.2% 5.9% met"
+    const std::size_t at = text.find("      4     3");
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+  };
+  REQUIRE_FALSE(errors(mine.text).empty());
+  REQUIRE(errors(mine.text) == errors(dataset.text));
+  // A log of another collective or rank count is not this scenario's experiment.
+  const Out op = run(own + " --set collectives.op=allgather");
+  REQUIRE(op.status == 1);
+  REQUIRE_THAT(op.text, Catch::Contains("measured allreduce (all_reduce_perf)") &&
+                            Catch::Contains("set collectives.op=allreduce"));
+  const Out ranks = run(own + " --set cluster.host.gpus=8");
+  REQUIRE(ranks.status == 1);
+  REQUIRE_THAT(ranks.text, Catch::Contains("ran 4 ranks") && Catch::Contains("has 8"));
+  REQUIRE_THAT(run("validate --measured " + log).text,
+               Catch::Contains("--measured and --scenario go together"));
+  REQUIRE_THAT(
+      run("validate --measured scenarios/quickstart.yaml --scenario scenarios/quickstart.yaml")
+          .text,
+      Catch::Contains("no nccl-tests result row"));
+}
+
 TEST_CASE("every flows scenario shipped runs its first 50 us", "[cli]") {
   for (const char* s :
        {"scenarios/examples/cc_sweep.yaml", "scenarios/examples/routing_sweep.yaml",
