@@ -36,8 +36,8 @@ void Network::check_memory() const {
   for (const Node& n : topo_.nodes) ports += n.ports.size();
   const std::uint64_t nodes = topo_.nodes.size();
   // The parts' own tables, plus per node the kernel's counters and LP map (~72 bytes) and per
-  // port its link's FIFO channel (~64 bytes).
-  const std::uint64_t need = routes + ports * (Ports::bytes_per_port() + 64) + nodes * 72 +
+  // port its link's FIFO channel (~128 bytes: its record and two queues).
+  const std::uint64_t need = routes + ports * (Ports::bytes_per_port() + 128) + nodes * 72 +
                              Switches::bytes(nodes, ports) +
                              Nics::bytes(topo_.nics.size(), flows_.size()) +
                              flows_.size() * (sizeof(FlowSpec) + sizeof(FlowResult));

@@ -111,9 +111,8 @@ class Network {
   NetworkResult run(const RunOptions& opt);
 
   // The kernel's entry points: an event, and a packet at the far end of link channel `fifo`.
-  void handle(core::Context<Network>& ctx, const core::Event<Payload>& ev);
-  void receive(core::Context<Network>& ctx, std::uint32_t fifo, const Packet& pkt,
-               const Telemetry* t);
+  void handle(Ctx& ctx, const core::Event<Payload>& ev);
+  void receive(Ctx& ctx, std::uint32_t fifo, const Packet& pkt, const Telemetry* t);
 
   const Topology& topology() const { return topo_; }
 
@@ -128,9 +127,9 @@ class Network {
   }
   // From a host agent's event: lets `bytes` more of app flow `flow` go (its first post
   // starts the queue pair).
-  void post(core::Context<Network>& ctx, std::uint32_t flow, std::uint64_t bytes);
+  void post(Ctx& ctx, std::uint32_t flow, std::uint64_t bytes);
   // From a host agent's event: a message to host `to` (a timer when to is this host).
-  void host_send(core::Context<Network>& ctx, std::uint32_t to, core::Time delay, const AppMsg& m);
+  void host_send(Ctx& ctx, std::uint32_t to, core::Time delay, const AppMsg& m);
 
  private:
   void check_memory() const;
