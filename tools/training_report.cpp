@@ -161,8 +161,18 @@ std::string trace_json(const workload::TrainingReport& r, const workload::Traini
   std::size_t ops = 0;
   for (const workload::RankDag& rd : r.dag.ranks) ops += rd.ops.size();
   const bool all = ops <= max_ops;
+  // Which ranks the trace holds: every simulated one (the other data-parallel replicas run the
+  // same schedule and are left out when TrainingConfig::one_replica), or a sample.
+  std::size_t simulated = 0;
+  for (const workload::RankDag& rd : r.dag.ranks) simulated += rd.simulated;
+  const std::string ranks =
+      !all ? "tp 0 of dp replica 0, one per pipeline stage"
+      : simulated == r.dag.ranks.size()
+          ? "all"
+          : fmt::format("the {} ranks of dp replica 0 (the other replicas are not simulated)",
+                        simulated);
   std::string out = "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"ranks\": \"";
-  out += all ? "all" : "tp 0 of dp replica 0, one per pipeline stage";
+  out += ranks;
   out += "\"},\n\"traceEvents\": [\n";
   bool first = true;
   const auto sep = [&] {
@@ -189,7 +199,10 @@ std::string trace_json(const workload::TrainingReport& r, const workload::Traini
       const workload::Op& op = rd.ops[i];
       const workload::OpTiming& tm = r.timeline.ops[rank][i];
       sep();
-      // Chrome trace times are microseconds; core::Time is picoseconds.
+      // Chrome trace times are microseconds; core::Time is picoseconds. Start and end are
+      // rounded to whole nanoseconds first, so a slice ends exactly where the next one on its
+      // stream starts (rounding start and duration apart made them overlap by 1 ns).
+      const std::int64_t start_ns = (tm.start + 500) / 1000, end_ns = (tm.end + 500) / 1000;
       out += fmt::format(
           R"j({{"name": "{}", "cat": "{}", "ph": "X", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}, "args": {{"micro_batch": {}, "layer": {}}}}})j",
           workload::kOpNames[op.name],
@@ -199,8 +212,8 @@ std::string trace_json(const workload::TrainingReport& r, const workload::Traini
                  : op.phase == workload::Phase::Recompute ? "recompute"
                                                           : "optimizer")
               : "communication",
-          rank, static_cast<int>(op.stream), static_cast<double>(tm.start) * 1e-6,
-          static_cast<double>(tm.end - tm.start) * 1e-6, op.micro_batch, op.layer);
+          rank, static_cast<int>(op.stream), static_cast<double>(start_ns) * 1e-3,
+          static_cast<double>(end_ns - start_ns) * 1e-3, op.micro_batch, op.layer);
     }
   }
   out += "\n]}\n";

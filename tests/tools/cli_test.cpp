@@ -1,7 +1,11 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "tests/tools/run_cli.hpp"
 
@@ -277,6 +281,30 @@ TEST_CASE("fabricsim run on a training scenario writes its trace and results", "
     if (std::string(f) == "/trace.json") {
       REQUIRE_THAT(text, Catch::Contains("\"traceEvents\"") && Catch::Contains("\"ph\": \"X\"") &&
                              Catch::Contains("thread_name"));
+      // One data-parallel replica is simulated (training.one_replica): the trace says so.
+      REQUIRE_THAT(text, Catch::Contains("\"ranks\": \"the 16 ranks of dp replica 0"));
+      // Slices of one stream never overlap: in whole nanoseconds, each ends at or before the
+      // next one starts. (Not the pipeline receive stream, tid 3: receives are posted ahead and
+      // wait for their data there, so several can be open at once.)
+      const std::regex slice(
+          R"re("pid": (\d+), "tid": (\d+), "ts": (\d+)\.(\d{3}), "dur": (\d+)\.(\d{3}))re");
+      std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> streams;
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), slice);
+           it != std::sregex_iterator(); ++it) {
+        const std::smatch& m = *it;
+        const long long ts = std::stoll(m[3]) * 1000 + std::stoll(m[4]);
+        const long long dur = std::stoll(m[5]) * 1000 + std::stoll(m[6]);
+        streams[{std::stoi(m[1]), std::stoi(m[2])}].push_back({ts, ts + dur});
+      }
+      REQUIRE(streams.size() > 1);
+      for (auto& [stream, slices] : streams) {
+        if (stream.second == 3) continue;
+        std::sort(slices.begin(), slices.end());
+        for (std::size_t i = 1; i < slices.size(); ++i) {
+          CAPTURE(stream.first, stream.second, i);
+          REQUIRE(slices[i - 1].second <= slices[i].first);
+        }
+      }
     } else {
       REQUIRE_THAT(text, Catch::Contains("\"iteration_s\":") && Catch::Contains("\"mfu\":"));
     }
