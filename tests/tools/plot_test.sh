@@ -3,14 +3,15 @@
 # exits 2. Exits 77 (ctest SKIP_RETURN_CODE) when matplotlib is not importable.
 #
 #   tests/tools/plot_test.sh [path/to/tools/plot]
-# PYTHON picks the interpreter (default python3), e.g. PYTHON=/usr/bin/python3 when python3 on
-# PATH is another installation than the one Debian's python3-matplotlib belongs to.
+# PYTHON picks the interpreter (default python3). When it lacks matplotlib, tools/plot runs
+# itself again with Debian's /usr/bin/python3 if that one has it (python3-matplotlib).
 set -euo pipefail
 
 py=${PYTHON:-python3}
 plot=${1:-"$(cd "$(dirname "$0")/../.." && pwd)/tools/plot"}
 
-if ! "$py" -c "import matplotlib" 2>/dev/null; then
+if ! "$py" -c "import matplotlib" 2>/dev/null &&
+  ! /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
   echo "matplotlib not installed: skipped"
   exit 77
 fi
