@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -286,15 +285,18 @@ TEST_CASE("fabricsim run on a training scenario writes its trace and results", "
       // Slices of one stream never overlap: in whole nanoseconds, each ends at or before the
       // next one starts. (Not the pipeline receive stream, tid 3: receives are posted ahead and
       // wait for their data there, so several can be open at once.)
-      const std::regex slice(
-          R"re("pid": (\d+), "tid": (\d+), "ts": (\d+)\.(\d{3}), "dur": (\d+)\.(\d{3}))re");
       std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> streams;
-      for (auto it = std::sregex_iterator(text.begin(), text.end(), slice);
-           it != std::sregex_iterator(); ++it) {
-        const std::smatch& m = *it;
-        const long long ts = std::stoll(m[3]) * 1000 + std::stoll(m[4]);
-        const long long dur = std::stoll(m[5]) * 1000 + std::stoll(m[6]);
-        streams[{std::stoi(m[1]), std::stoi(m[2])}].push_back({ts, ts + dur});
+      for (std::size_t at = text.find("\"pid\": "); at != std::string::npos;
+           at = text.find("\"pid\": ", at + 1)) {
+        int pid = 0, tid = 0;
+        long long ts_us = 0, ts_ns = 0, dur_us = 0, dur_ns = 0;
+        if (std::sscanf(text.c_str() + at,
+                        "\"pid\": %d, \"tid\": %d, \"ts\": %lld.%3lld, \"dur\": %lld.%3lld", &pid,
+                        &tid, &ts_us, &ts_ns, &dur_us, &dur_ns) != 6) {
+          continue;  // a process or thread name
+        }
+        const long long ts = ts_us * 1000 + ts_ns;
+        streams[{pid, tid}].push_back({ts, ts + dur_us * 1000 + dur_ns});
       }
       REQUIRE(streams.size() > 1);
       for (auto& [stream, slices] : streams) {
