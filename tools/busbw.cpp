@@ -118,11 +118,16 @@ std::string busbw_header(const NetScenario& ns) {
                                            "local GPU index)",
                                            ns.topology.hosts.front().gpus, collective_ranks(ns))
                              : "");
+  // nccl-tests' own columns, so its parsers read these tables (the plan follows the table). The
+  // simulation has no in-place/out-of-place difference: both groups show the same run, and
+  // #wrong is N/A (no data is checked).
   out +=
-      "#                                                              out-of-place\n"
-      "#       size         count      type   redop    root     time   algbw   busbw #wrong"
-      "     algo   proto  ch\n"
-      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
+      "#                                                              out-of-place                "
+      "       in-place\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
+      "(us)  (GB/s)  (GB/s)\n";
   return out;
 }
 
@@ -130,11 +135,11 @@ std::string busbw_line(const CollectiveSection& c, const BusbwRow& row) {
   // Nothing crosses a link (one rank): no time, so no rate to show.
   const std::string algbw =
       row.time_us > 0 ? fmt::format("{:6.2f}", row.algbw_gbps) : fmt::format("{:>6}", "N/A");
-  return fmt::format(
-      "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {:6.2f}  {:>5}  {:>8}  {:>6}  {:>2}\n",
-      row.bytes, row.count, c.dtype, has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1,
-      format_us(row.time_us), algbw, row.busbw_gbps, "N/A", collectives::name(row.algo),
-      collectives::name(row.proto), row.channels);
+  const std::string result =
+      fmt::format("{}  {}  {:6.2f}  {:>5}", format_us(row.time_us), algbw, row.busbw_gbps, "N/A");
+  return fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}\n", row.bytes, row.count, c.dtype,
+                     has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1, result,
+                     result);
 }
 
 std::string busbw_footer(const std::vector<BusbwRow>& rows) {
@@ -144,10 +149,18 @@ std::string busbw_footer(const std::vector<BusbwRow>& rows) {
   std::uint64_t events = 0;
   double wall = 0;
   for (const BusbwRow& r : rows) events += r.events, wall += r.wall_s;
-  return fmt::format(
-      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4f} \n#\n"
-      "# simulated with {} events in {:.2f} s ({:.2f} M events/s)\n",
-      avg, events, wall, wall > 0 ? static_cast<double>(events) / wall / 1e6 : 0.0);
+  std::string out =
+      fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4f} \n#\n", avg);
+  out +=
+      "# the plan of each size (NCCL's algorithm, protocol and channels):\n"
+      "#       size      algo   proto  ch\n";
+  for (const BusbwRow& r : rows) {
+    out += fmt::format("# {:>10}  {:>8}  {:>6}  {:>2}\n", r.bytes, collectives::name(r.algo),
+                       collectives::name(r.proto), r.channels);
+  }
+  out += fmt::format("# simulated with {} events in {:.2f} s ({:.2f} M events/s)\n", events, wall,
+                     wall > 0 ? static_cast<double>(events) / wall / 1e6 : 0.0);
+  return out;
 }
 
 std::string busbw_csv_header() {
