@@ -138,7 +138,7 @@ std::string busbw_line(const CollectiveSection& c, const BusbwRow& row) {
   const std::string result =
       fmt::format("{}  {}  {:6.2f}  {:>5}", format_us(row.time_us), algbw, row.busbw_gbps, "N/A");
   return fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}\n", row.bytes, row.count, c.dtype,
-                     has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1, result,
+                     has_redop(c.op) ? c.redop : "none", has_root(c.op) ? c.root : -1, result,
                      result);
 }
 
@@ -169,7 +169,7 @@ std::string busbw_csv_header() {
 
 std::string busbw_csv_line(const CollectiveSection& c, const BusbwRow& row) {
   return fmt::format("{},{},{},{},{},{:.3f},{},{:.4f},{},{},{}\n", row.bytes, row.count, c.dtype,
-                     has_redop(c.op) ? "sum" : "none", has_root(c.op) ? c.root : -1, row.time_us,
+                     has_redop(c.op) ? c.redop : "none", has_root(c.op) ? c.root : -1, row.time_us,
                      row.time_us > 0 ? fmt::format("{:.4f}", row.algbw_gbps) : std::string(),
                      row.busbw_gbps, collectives::name(row.algo), collectives::name(row.proto),
                      row.channels);

@@ -1,5 +1,6 @@
 // `fabricsim busbw`: nccl-tests' table for the scenario's cluster; flags named as nccl-tests'
 // become --set overrides of the `collectives` section, so they are checked the same way.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include "tools/busbw.hpp"
 #include "tools/cli_args.hpp"
 #include "tools/commands.hpp"
+#include "tools/nccl_tests_log.hpp"
 #include "tools/net_report.hpp"
 #include "tools/progress.hpp"
 #include "tools/results_json.hpp"
@@ -56,13 +58,30 @@ int print_busbw(const Scenario& sc, const std::string& csv, const std::string& j
 
 int cmd_busbw(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim busbw SCENARIO.yaml [options]");
-  std::string scenario, csv, op, algo, proto, dtype, min_bytes, max_bytes;
+  std::string scenario, csv, op, collective, redop, algo, proto, dtype, min_bytes, max_bytes;
+  std::string ngpus, nthreads, ignored;
   std::vector<std::string> sets;
   unsigned factor = 0, channels = 0;
   std::string threads;
   bool quiet = false;
   opts.add_options()("help,h", "show this help")(
-      "op", po::value(&op), "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv")(
+      "collective", po::value(&collective),
+      "the collective: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, "
+      "sendrecv (nccl-tests' binary names; an _perf suffix and fabricsim's allreduce, ... "
+      "are fine)")(
+      "op,o", po::value(&op),
+      "reduction operator sum|prod|min|max|avg (nccl-tests -o; labels the table, reduction "
+      "compute is not modelled); a collective name here selects the collective, as "
+      "--collective")(
+      "iters,n", po::value(&ignored),
+      "accepted for nccl-tests' command lines, no effect: a simulated size runs once, "
+      "deterministically")("warmup_iters,w", po::value(&ignored), "accepted, no effect (as -n)")(
+      "check,c", po::value(&ignored), "accepted, no effect: no data is checked (#wrong N/A)")(
+      "average,a", po::value(&ignored), "accepted, no effect: one process")(
+      "blocking,z", po::value(&ignored), "accepted, no effect")(
+      "ngpus,g", po::value(&ngpus),
+      "refused: the GPUs come from the scenario's cluster (cluster.hosts, cluster.host.gpus)")(
+      "nthreads,t", po::value(&nthreads), "refused, as -g")(
       "minbytes,b", po::value(&min_bytes), "smallest size, e.g. 8 or 1MiB (nccl-tests -b)")(
       "maxbytes,e", po::value(&max_bytes), "largest size (nccl-tests -e)")(
       "stepfactor,f", po::value(&factor), "multiply the size by this (nccl-tests -f)")(
@@ -88,7 +107,41 @@ int cmd_busbw(const std::vector<std::string>& args) {
     }
     return v;
   };
-  if (!op.empty()) sets.push_back("collectives.op=" + op);
+  if (!ngpus.empty() || !nthreads.empty()) {
+    std::fprintf(stderr,
+                 "error: --%s: the ranks come from the scenario's cluster; set cluster.hosts and "
+                 "cluster.host.gpus (with --set) instead\n",
+                 ngpus.empty() ? "nthreads" : "ngpus");
+    return 2;
+  }
+  static const char* const kRedops[] = {"sum", "prod", "min", "max", "avg"};
+  if (std::find(std::begin(kRedops), std::end(kRedops), op) != std::end(kRedops)) {
+    redop = op;
+  } else if (!op.empty()) {
+    // Not a reduction operator: a collective, as --op has always taken.
+    if (!collective.empty()) {
+      std::fprintf(stderr, "error: --op %s and --collective %s: name the collective once\n",
+                   op.c_str(), collective.c_str());
+      return 2;
+    }
+    collective = op;
+  }
+  const std::string flag = op.empty() || op == redop ? "--collective" : "--op";
+  if (!collective.empty()) {
+    static const char* const kOps[] = {"allreduce", "allgather", "reducescatter", "broadcast",
+                                       "reduce",    "alltoall",  "sendrecv"};
+    const std::string name = fabricsim_collective(collective);
+    if (std::find(std::begin(kOps), std::end(kOps), name) == std::end(kOps)) {
+      std::fprintf(stderr,
+                   "error: %s %s: expected a collective (all_reduce, all_gather, reduce_scatter, "
+                   "broadcast, reduce, alltoall, sendrecv)%s\n",
+                   flag.c_str(), collective.c_str(),
+                   flag == "--op" ? " or a reduction operator (sum, prod, min, max, avg)" : "");
+      return 2;
+    }
+    sets.push_back("collectives.op=" + name);
+  }
+  if (!redop.empty()) sets.push_back("collectives.redop=" + redop);
   if (!min_bytes.empty()) sets.push_back("collectives.min_bytes=" + with_unit(min_bytes));
   if (!max_bytes.empty()) sets.push_back("collectives.max_bytes=" + with_unit(max_bytes));
   if (factor) sets.push_back("collectives.step_factor=" + std::to_string(factor));

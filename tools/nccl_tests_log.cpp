@@ -29,8 +29,9 @@ bool is_integer(const std::string& s) {
   return s != "-";
 }
 
-// nccl-tests binary -> fabricsim's collective ("all_reduce_perf_mpi" -> "allreduce").
-std::string collective_of(std::string binary) {
+}  // namespace
+
+std::string fabricsim_collective(std::string binary) {
   for (const char* suffix : {"_mpi", "_perf"}) {
     const std::string s = suffix;
     if (binary.size() > s.size() && binary.compare(binary.size() - s.size(), s.size(), s) == 0) {
@@ -43,8 +44,6 @@ std::string collective_of(std::string binary) {
   }
   return out;
 }
-
-}  // namespace
 
 bool is_nccl_tests_log(const std::string& path) {
   std::ifstream in(path);
@@ -76,7 +75,7 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
       // "# Collective test starting: all_reduce_perf"; "#  Rank  3 Group  0 Pid ..."
       if (tok.size() >= 5 && tok[1] == "Collective" && tok[3] == "starting:") {
         log.binary = tok[4];
-        log.collective = collective_of(tok[4]);
+        log.collective = fabricsim_collective(tok[4]);
       } else if (tok.size() >= 3 && tok[1] == "Rank" && is_integer(tok[2])) {
         ranks.insert(std::stoi(tok[2]));
       }

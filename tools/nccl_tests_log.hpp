@@ -22,6 +22,10 @@ struct NcclTestsLog {
 // does not parse.
 NcclTestsLog read_nccl_tests_log(const std::string& path);
 
+// fabricsim's name of a collective given as nccl-tests names it ("all_reduce_perf_mpi",
+// "all_reduce" -> "allreduce"); fabricsim's own names pass through.
+std::string fabricsim_collective(std::string name);
+
 // True when the file looks like nccl-tests output rather than a CSV dataset.
 bool is_nccl_tests_log(const std::string& path);
 

@@ -53,6 +53,9 @@ struct CollectiveSection {
   std::uint64_t step_factor = 2;
   std::string dtype = "float";
   std::uint32_t type_size = 4;
+  // nccl-tests' -o: the reduction's operator, printed in the redop column. Reduction compute is
+  // not modelled, so it changes no time.
+  std::string redop = "sum";
   // false: one collective over every GPU. true: one per local GPU index at once, each over
   // the GPUs with that index on every host (the rail's GPUs, e.g. data-parallel groups).
   bool per_rail = false;

@@ -119,7 +119,7 @@ std::vector<std::string_view> comm_model_keys(std::initializer_list<std::string_
 
 CollectiveSection read_collectives(const Section& c, const net::Topology& topo) {
   c.only(comm_model_keys({"op", "algo", "proto", "channels", "root", "peer", "min_bytes",
-                          "max_bytes", "step_factor", "dtype", "groups"}));
+                          "max_bytes", "step_factor", "dtype", "redop", "groups"}));
   CollectiveSection s;
   const net::Host& host = topo.hosts.front();
   const compute::GpuSpec gpu = cluster_gpu(c, topo);
@@ -175,6 +175,7 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   for (const Dtype& d : kDtypes) {
     if (d.name == s.dtype) s.type_size = d.size;
   }
+  s.redop = c.choice("redop", "sum", {"sum", "prod", "min", "max", "avg"});
 
   read_comm_model(c, topo, gpu, s.hw, s.exec);
   if (s.channels > s.hw.max_channels) {

@@ -119,8 +119,8 @@ TEST_CASE("fabricsim busbw prints nccl-tests' table, the same for every thread c
   std::fclose(fp);
 
   const Out bad_op = run("busbw scenarios/quickstart.yaml --op allreduse");
-  REQUIRE(bad_op.status == 1);
-  REQUIRE_THAT(bad_op.text, Catch::Contains("collectives.op"));
+  REQUIRE(bad_op.status == 2);
+  REQUIRE_THAT(bad_op.text, Catch::Contains("--op allreduse: expected a collective"));
   const Out no_coll = run("busbw scenarios/examples/incast_hpcc.yaml");
   REQUIRE(no_coll.status == 2);
   REQUIRE_THAT(no_coll.text, Catch::Contains("no collectives: section"));
@@ -253,6 +253,31 @@ TEST_CASE("fabricsim busbw prints nccl-tests' columns: read back as a log, it ma
                        "--max-error 0.2");
   REQUIRE(self.status == 0);
   REQUIRE_THAT(self.text, Catch::Contains("   16     4      0.0%"));
+}
+
+TEST_CASE("fabricsim busbw takes nccl-tests' flags with their meanings", "[cli]") {
+  const std::string base = "busbw scenarios/quickstart.yaml -b 1M -e 1M -q ";
+  // The collective by its nccl-tests name; -o is the reduction operator, in the redop column.
+  const Out gather = run(base + "--collective all_gather_perf");
+  REQUIRE(gather.status == 0);
+  REQUIRE_THAT(gather.text, Catch::Contains("# allgather on 16 GPUs"));
+  const Out max = run(base + "-o max");
+  REQUIRE(max.status == 0);
+  REQUIRE_THAT(max.text, Catch::Contains("float     max      -1"));
+  // --op with a collective name still selects the collective.
+  REQUIRE_THAT(run(base + "--op allgather").text, Catch::Contains("# allgather on 16 GPUs"));
+  // Run control that a deterministic simulation does not need is accepted and changes nothing.
+  const Out plain = run(base);
+  const Out control = run(base + "-n 20 -w 5 -c 1 -a 3 -z 0");
+  REQUIRE(control.status == 0);
+  const auto row = [](const std::string& t) { return t.substr(t.find("     1048576 ")); };
+  REQUIRE(row(control.text).substr(0, 120) == row(plain.text).substr(0, 120));
+  // Rank counts come from the cluster, not from -g / -t.
+  const Out g = run(base + "-g 8");
+  REQUIRE(g.status == 2);
+  REQUIRE_THAT(g.text, Catch::Contains("cluster.host.gpus"));
+  REQUIRE(run(base + "--collective all_foo").status == 2);
+  REQUIRE(run(base + "--op allgather --collective all_reduce").status == 2);
 }
 
 TEST_CASE("every flows scenario shipped runs its first 50 us", "[cli]") {
