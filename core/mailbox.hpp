@@ -11,26 +11,19 @@ namespace fabricsim::core {
 template <class E>
 class Mailbox {
  public:
-  void push(std::uint64_t round, const E& e) { slot(round) = e; }
-  // A slot at the end of this round's buffer for the caller to fill in place: slots are reused
-  // from round to round, never constructed again, so filling part of one costs only that part.
-  E& slot(std::uint64_t round) {
-    Buffer& b = buf_[round & 1];
-    if (b.used == b.events.size()) b.events.emplace_back();
-    return b.events[b.used++];
-  }
+  void push(std::uint64_t round, const E& e) { buf_[round & 1].events.push_back(e); }
 
   // What was sent during round `round - 1` and not drained yet, in order (drain empties it).
   const E* pending(std::uint64_t round) const { return buf_[(round + 1) & 1].events.data(); }
 
   // Hands every event sent during round `round - 1` to `f`, then empties that buffer (its
-  // slots are kept, so a steady state allocates nothing).
+  // capacity is kept, so a steady state allocates nothing).
   template <class F>
   std::size_t drain(std::uint64_t round, F&& f) {
-    Buffer& b = buf_[(round + 1) & 1];
-    const std::size_t n = b.used;
-    for (std::size_t i = 0; i < n; ++i) f(b.events[i]);
-    b.used = 0;
+    std::vector<E>& b = buf_[(round + 1) & 1].events;
+    for (const E& e : b) f(e);
+    const std::size_t n = b.size();
+    b.clear();
     return n;
   }
 
@@ -38,8 +31,7 @@ class Mailbox {
   // The producer's and the consumer's buffer on separate cache lines: they are written by two
   // threads in the same round.
   struct alignas(64) Buffer {
-    std::vector<E> events;  // the first `used` are this round's
-    std::size_t used = 0;
+    std::vector<E> events;
   };
   Buffer buf_[2];
 };

@@ -28,12 +28,9 @@ class Ring {
     assert(!empty());
     return buf_[(tail_ - 1) & (buf_.size() - 1)];
   }
-  void push(const T& v) { push_slot() = v; }
-  // The new last element, for the caller to fill in place: a slot left by an earlier element,
-  // not constructed again.
-  T& push_slot() {
+  void push(const T& v) {
     if (size() == buf_.size()) grow();
-    return buf_[tail_++ & (buf_.size() - 1)];
+    buf_[tail_++ & (buf_.size() - 1)] = v;
   }
   void pop() {
     assert(!empty());

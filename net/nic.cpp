@@ -20,12 +20,11 @@ Nics::Nics(const Topology& topo, const NetworkConfig& cfg, const std::vector<Flo
       results_(&results),
       ports_(&ports),
       base_rtt_(std::move(base_rtt)),
-      nic_index_(topo.nodes.size(), ~0u),
+      nic_index_(topo.nic_index_of_nodes()),
       nics_(topo.nics.size()),
       send_(flows.size()),
       recv_(flows.size()),
       dcqcn_(cfg.cc.kind == cc::Kind::kDcqcn) {
-  for (std::uint32_t i = 0; i < topo.nics.size(); ++i) nic_index_[topo.nics[i]] = i;
   // Plain flows may send all their bytes; app flows what their host posts.
   for (std::uint32_t f = 0; f < flows.size(); ++f) {
     if (flows[f].messages.empty()) send_[f].posted = flows[f].bytes;

@@ -14,8 +14,7 @@ Switches::Switches(const Topology& topo, const NetworkConfig& cfg, const Routes&
                    Ports& ports)
     : topo_(&topo), cfg_(&cfg), routes_(&routes), ports_(&ports) {
   const std::size_t n = topo.nodes.size();
-  nic_index_.assign(n, ~0u);
-  for (std::uint32_t i = 0; i < topo.nics.size(); ++i) nic_index_[topo.nics[i]] = i;
+  nic_index_ = topo.nic_index_of_nodes();
   buffers_.resize(n);
   ingress_.resize(ports.size());
   kmin_.resize(ports.size());
@@ -151,8 +150,12 @@ void Switches::start_next(Ctx& ctx, NodeId sw, PortId out) {
   }
   // A copy: ECN and telemetry change it on its way out, after it has left the queue.
   Packet pkt = op.queue[kDataClass].front();
-  Telemetry t;
-  if (pkt.hops) t = *op.front_telemetry(kDataClass);
+  Telemetry t;  // filled only where it can travel on: HPCC stamps it, or it already has stamps
+  if (pkt.hops) {
+    t = *op.front_telemetry(kDataClass);
+  } else if (hpcc_) {
+    t = Telemetry{};
+  }
   op.pop(kDataClass);
   op.note_queue(ctx.now());
   op.queued[kDataClass] -= pkt.wire;

@@ -7,7 +7,6 @@
 #include <set>
 #include <sstream>
 
-#include "core/input_file.hpp"
 #include "tools/scenario.hpp"
 
 namespace fabricsim::tools {
@@ -55,13 +54,7 @@ bool is_nccl_tests_log(const std::string& path) {
 }
 
 NcclTestsLog read_nccl_tests_log(const std::string& path) {
-  try {
-    core::check_input_file(path, "nccl-tests log", 64u << 20);
-  } catch (const std::runtime_error& e) {
-    throw ScenarioError(e.what());
-  }
-  std::ifstream in(path);
-  if (!in) throw ScenarioError(path + ": cannot open the nccl-tests log");
+  std::ifstream in = open_input(path, "nccl-tests log", 64u << 20);
   NcclTestsLog log;
   std::set<int> ranks;
   std::string raw;

@@ -249,14 +249,19 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
   return sc;
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+std::ifstream open_input(const std::string& path, const char* what, std::uint64_t max_bytes) {
   try {
-    core::check_input_file(path, "scenario file", 16u << 20);
+    core::check_input_file(path, what, max_bytes);
   } catch (const std::runtime_error& e) {
     throw ScenarioError(e.what());
   }
   std::ifstream in(path);
-  if (!in) throw ScenarioError(path + ": cannot open the scenario file");
+  if (!in) throw ScenarioError(path + ": cannot open the " + what);
+  return in;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in = open_input(path, "scenario file", 16u << 20);
   std::stringstream buf;
   buf << in.rdbuf();
   return parse_scenario(buf.str(), path, overrides);

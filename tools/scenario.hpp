@@ -2,6 +2,7 @@
 // A scenario file, parsed strictly: every key known, every quantity with its unit, every
 // error naming the file, line, column and key.
 #include <cstdint>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,10 @@ class ScenarioError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Opens an input file after core::check_input_file's checks (a regular file of at most
+// `max_bytes`); throws ScenarioError "PATH: cannot open the WHAT..." otherwise.
+std::ifstream open_input(const std::string& path, const char* what, std::uint64_t max_bytes);
 
 struct SimulationSection {
   std::uint64_t seed = 1;

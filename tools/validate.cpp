@@ -9,7 +9,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/input_file.hpp"
 #include "tools/csv.hpp"
 #include "tools/nccl_tests_log.hpp"
 
@@ -57,13 +56,7 @@ std::vector<ValidationEntry> load_manifest(const std::string& path) {
 }
 
 std::vector<Measured> load_measured(const std::string& csv_path) {
-  try {
-    core::check_input_file(csv_path, "measurements", 64u << 20);
-  } catch (const std::runtime_error& e) {
-    throw ScenarioError(e.what());
-  }
-  std::ifstream in(csv_path);
-  if (!in) throw ScenarioError(csv_path + ": cannot open the measurements");
+  std::ifstream in = open_input(csv_path, "measurements", 64u << 20);
   std::string line;
   std::getline(in, line);
   std::vector<std::string> header;

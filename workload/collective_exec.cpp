@@ -194,8 +194,7 @@ class Executor final : public net::HostApp {
                          static_cast<double>(core::kSecond);
       hosts_.emplace_back(static_cast<int>(h.gpus), cap);
     }
-    nic_index_.assign(topo.nodes.size(), ~0u);
-    for (std::uint32_t i = 0; i < topo.nics.size(); ++i) nic_index_[topo.nics[i]] = i;
+    nic_index_ = topo.nic_index_of_nodes();
 
     parts_.resize(parts);
     for (std::size_t p = 0; p < parts; ++p) {

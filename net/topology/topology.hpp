@@ -69,6 +69,12 @@ struct Topology {
     return l.a == node ? l.port_b : l.port_a;
   }
   const Link& link_at(NodeId node, PortId port) const { return links[nodes[node].ports[port]]; }
+  // The inverse of `nics`: by node, its NIC index (~0u for switches).
+  std::vector<std::uint32_t> nic_index_of_nodes() const {
+    std::vector<std::uint32_t> index(nodes.size(), ~0u);
+    for (std::uint32_t i = 0; i < nics.size(); ++i) index[nics[i]] = i;
+    return index;
+  }
 };
 
 class TopologyError : public std::runtime_error {
