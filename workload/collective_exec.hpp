@@ -1,12 +1,6 @@
 #pragma once
-// Runs a collective plan (collectives/plan.hpp) on the simulated cluster: every GPU rank steps
-// through its list as NCCL's kernels and proxies do. Steps inside a host move over the fluid
-// NVLink model (nvlink_fluid.hpp); steps between hosts are messages on one RDMA queue pair per
-// connection (sender, receiver, channel) through the NIC of the channel's rail, paced by the
-// network's congestion control. A step starts when its dependencies are done; a send also
-// needs a free slot in the receiver's FIFO (Plan::credits), and the slot's release travels
-// back to the sender as a message with the path's one-way latency. A channel's thread block
-// moves data no faster than the protocol allows it (Plan::channel_gbps).
+// Runs one collective plan alone on the simulated cluster (workload/plan_runner.hpp says how
+// its steps move), and the parameters of that execution.
 #include <cstdint>
 
 #include "collectives/call.hpp"

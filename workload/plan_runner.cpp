@@ -1,0 +1,526 @@
+#include "workload/plan_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "collectives/protocol.hpp"
+
+namespace fabricsim::workload {
+
+using collectives::Dir;
+using collectives::Plan;
+using collectives::Step;
+using core::Time;
+
+namespace {
+
+Time us(double v) {
+  return static_cast<Time>(v * static_cast<double>(core::kMicrosecond) + 0.5);
+}
+
+// Host-agent message types (AppMsg::a), below PlanRunner::kFirstOwnerMsg.
+enum Msg : std::uint32_t { kBegin, kLaunch, kCredit, kFluidTimer, kPost };
+
+// Shortest one-way propagation delay between two nodes (Dijkstra over link delays).
+std::vector<Time> delays_from(const net::Topology& topo, core::NodeId src) {
+  std::vector<Time> d(topo.nodes.size(), core::kTimeMax);
+  using Item = std::pair<Time, core::NodeId>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> q;
+  d[src] = 0;
+  q.push({0, src});
+  while (!q.empty()) {
+    const auto [t, v] = q.top();
+    q.pop();
+    if (t != d[v]) continue;
+    for (net::PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
+      const net::Link& l = topo.link_at(v, p);
+      const core::NodeId u = topo.peer(v, p);
+      if (t + l.delay < d[u]) d[u] = t + l.delay, q.push({d[u], u});
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+PlanRunner::PlanRunner(const net::Topology& topo, const ExecParams& params, double net_overhead_us)
+    : topo_(topo), params_(params), net_overhead_us_(net_overhead_us) {
+  if (!(params.nvlink_efficiency > 0 && params.nvlink_efficiency <= 1) ||
+      !(params.nvls_efficiency > 0 && params.nvls_efficiency <= 1)) {
+    throw std::invalid_argument("NVLink and NVLS efficiencies must be in (0, 1]");
+  }
+  for (const net::Host& h : topo.hosts) {
+    if (h.gpus > 0 && h.gpu_link_rate == 0) {
+      throw std::invalid_argument("host " + h.name + " has GPUs but no GPU link rate");
+    }
+    const double cap = static_cast<double>(h.gpu_link_rate) / 8.0 * params.nvlink_efficiency /
+                       static_cast<double>(core::kSecond);
+    hosts_.emplace_back(static_cast<int>(h.gpus), cap);
+  }
+  nic_index_ = topo.nic_index_of_nodes();
+}
+
+std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::RankInfo>& ranks) {
+  Shape s;
+  // GB/s of payload -> wire bytes per ps.
+  const auto wire_rate = [&](double gbps) {
+    return gbps > 0 ? gbps * 1e-3 / collectives::wire_efficiency(plan.proto)
+                    : NvlinkFluid::kUnbounded;
+  };
+  s.block_rate = wire_rate(plan.channel_gbps);
+  if (plan.algo == collectives::Algo::NvlsTree) {
+    // NVLSTree's ceiling is the heads' network throughput, not a thread block's writing: it
+    // paces the queue pairs, overlapping the wire.
+    s.qp_rate = static_cast<net::Bps>(plan.channel_net_gbps * 8e9);
+  } else {
+    s.block_net_rate = wire_rate(plan.channel_net_gbps);
+  }
+  if (params_.latencies && params_.fixed_step_latency < 0) {
+    s.base_latency = us(collectives::base_latency_us(plan.algo, plan.proto));
+    if (plan.algo == collectives::Algo::Nvls || plan.algo == collectives::Algo::NvlsTree) {
+      s.base_latency +=
+          us(collectives::hw_latency_us(plan.algo, plan.proto, collectives::Hop::NVLink));
+    }
+  }
+  const std::size_t parts = plan.steps.size();
+  if (parts < static_cast<std::size_t>(plan.n_ranks) ||
+      parts - static_cast<std::size_t>(plan.n_ranks) != plan.switch_host.size()) {
+    throw std::invalid_argument("a plan's participants are its ranks and one agent per switch");
+  }
+  if (ranks.size() != static_cast<std::size_t>(plan.n_ranks)) {
+    throw std::invalid_argument(
+        fmt::format("the plan has {} ranks, the layout {}", plan.n_ranks, ranks.size()));
+  }
+  // Every instance puts an NVSwitch agent on the host of the GPU participant that shares its
+  // host here.
+  for (const int h : plan.switch_host) {
+    const auto it = std::find_if(ranks.begin(), ranks.end(),
+                                 [&](const collectives::RankInfo& r) { return r.host == h; });
+    if (it == ranks.end()) {
+      throw std::invalid_argument(fmt::format("an NVSwitch agent on host {} has no GPU there", h));
+    }
+    s.switch_member.push_back(static_cast<int>(it - ranks.begin()));
+  }
+  // Connection ids by (from, to, channel), packed: looked up once per step.
+  std::unordered_map<std::uint64_t, std::uint32_t> ids;
+  ids.reserve(parts * 4);
+  s.step_conn.resize(parts);
+  for (std::size_t p = 0; p < parts; ++p) {
+    const std::vector<Step>& steps = plan.steps[p];
+    s.step_conn[p].resize(steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const Step& st = steps[i];
+      if (st.peer < 0 || static_cast<std::size_t>(st.peer) >= parts) {
+        throw std::invalid_argument(
+            fmt::format("participant {} step {}: no peer {}", p, i, st.peer));
+      }
+      for (std::uint32_t d : st.deps) {
+        if (d >= i) throw std::invalid_argument("plan step depends on a later step");
+      }
+      const auto from =
+          static_cast<std::uint32_t>(st.dir == Dir::Send ? static_cast<int>(p) : st.peer);
+      const auto to =
+          static_cast<std::uint32_t>(st.dir == Dir::Send ? st.peer : static_cast<int>(p));
+      const std::uint64_t key = static_cast<std::uint64_t>(from) << 40 |
+                                static_cast<std::uint64_t>(to) << 16 |
+                                static_cast<std::uint64_t>(st.channel);
+      auto [it, fresh] = ids.try_emplace(key, static_cast<std::uint32_t>(s.conns.size()));
+      if (fresh) s.conns.push_back(ShapeConn{from, to, st.rail, {}});
+      s.step_conn[p][i] = it->second;
+      if (st.dir == Dir::Send) {
+        s.conns[it->second].messages.push_back(std::max<std::uint64_t>(1, st.wire_bytes));
+      }
+    }
+  }
+  s.plan = std::move(plan);
+  shapes_.push_back(std::move(s));
+  return static_cast<std::uint32_t>(shapes_.size() - 1);
+}
+
+std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
+                                       const std::vector<collectives::RankInfo>& ranks) {
+  Shape& s = shapes_.at(shape);
+  const Plan& plan = s.plan;
+  if (ranks.size() != static_cast<std::size_t>(plan.n_ranks)) {
+    throw std::invalid_argument(
+        fmt::format("the plan has {} ranks, the layout {}", plan.n_ranks, ranks.size()));
+  }
+  Instance inst;
+  inst.shape = shape;
+  inst.part_base = static_cast<std::uint32_t>(parts_.size());
+  inst.parts = static_cast<std::uint32_t>(plan.steps.size());
+  inst.conn_base = static_cast<std::uint32_t>(conns_.size());
+  const auto id = static_cast<std::uint32_t>(instances_.size());
+  for (std::uint32_t p = 0; p < inst.parts; ++p) {
+    Participant part;
+    part.instance = id;
+    part.index = p;
+    part.total = static_cast<std::uint32_t>(plan.steps[p].size());
+    if (p < static_cast<std::uint32_t>(plan.n_ranks)) {
+      part.host = ranks[p].host;
+      part.local = ranks[p].local;
+      part.nic = ranks[p].nic;
+    } else {
+      const int member = s.switch_member[p - static_cast<std::uint32_t>(plan.n_ranks)];
+      part.host = ranks[static_cast<std::size_t>(member)].host;
+    }
+    if (part.host < 0 || static_cast<std::size_t>(part.host) >= topo_.hosts.size()) {
+      throw std::invalid_argument(fmt::format(
+          "participant {} is on host {}, which the topology does not have", p, part.host));
+    }
+    if (part.local != kSwitchEnd &&
+        static_cast<std::uint32_t>(part.local) >= topo_.hosts[part.host].gpus) {
+      throw std::invalid_argument(fmt::format("rank {} is GPU {} of host {}, which has {} GPUs", p,
+                                              part.local, topo_.hosts[part.host].name,
+                                              topo_.hosts[part.host].gpus));
+    }
+    parts_.push_back(std::move(part));
+  }
+  for (const ShapeConn& sc : s.conns) {
+    Conn c = new_conn(s, sc, inst.part_base + sc.from, inst.part_base + sc.to);
+    std::uint64_t total = 0;
+    if (c.net) {
+      net::FlowSpec& fs = flows_[c.flow];
+      for (const std::uint64_t m : sc.messages) fs.messages.push_back(total += m);
+      fs.bytes = total;
+      net_bytes_ += total;
+    } else {
+      for (const std::uint64_t m : sc.messages) total += m;
+      nvlink_bytes_ += total;
+    }
+    conns_.push_back(c);
+  }
+  ++s.instances;
+  instances_.push_back(inst);
+  return id;
+}
+
+PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from,
+                                      std::uint32_t to) {
+  const collectives::Algo algo = shape.plan.algo;
+  const collectives::Proto proto = shape.plan.proto;
+  Conn c;
+  c.from = static_cast<int>(from);
+  c.to = static_cast<int>(to);
+  c.credits = shape.plan.credits;
+  const int hf = parts_[from].host, ht = parts_[to].host;
+  c.net = hf != ht;
+  using collectives::Hop;
+  const bool pcie = topo_.hosts[hf].intra == net::IntraHost::kPcie;
+  const Hop hop = c.net ? Hop::Net : pcie ? Hop::PCI : Hop::NVLink;
+  if (params_.fixed_step_latency >= 0) {
+    c.step_latency = params_.fixed_step_latency;
+  } else if (params_.latencies && algo == collectives::Algo::NvlsTree) {
+    // NVLS's latency is paid once at the start; the tree's network hops as any other.
+    if (c.net) net_step_latency(shape, c, 0.0);
+  } else if (params_.latencies && algo != collectives::Algo::Nvls) {
+    c.step_latency = us(collectives::hw_latency_us(algo, proto, hop));
+    if (c.net) {
+      net_step_latency(shape, c,
+                       collectives::hw_latency_us(algo, proto, pcie ? Hop::PCI : Hop::NVLink));
+    }
+  }
+  if (parts_[from].local == kSwitchEnd || parts_[to].local == kSwitchEnd) {
+    c.wire_scale = 1.0 / params_.nvls_efficiency;
+  }
+  if (!c.net) return c;
+  if (sc.rail == collectives::kNoRail) {
+    throw std::invalid_argument(fmt::format("a step between hosts {} and {} names no NIC rail",
+                                            topo_.hosts[hf].name, topo_.hosts[ht].name));
+  }
+  net::FlowSpec fs;
+  fs.src_nic = nic_of(hf, params_.own_nics ? parts_[from].nic : sc.rail);
+  fs.dst_nic = nic_of(ht, params_.own_nics ? parts_[to].nic : sc.rail);
+  fs.max_rate = shape.qp_rate;
+  c.flow = static_cast<std::uint32_t>(flows_.size());
+  flows_.push_back(fs);
+  flow_conn_.push_back(static_cast<std::uint32_t>(conns_.size()));
+  const core::NodeId src = topo_.nics[fs.src_nic];
+  auto it = delays_.find(src);
+  if (it == delays_.end()) it = delays_.emplace(src, delays_from(topo_, src)).first;
+  const Time path = it->second[topo_.nics[fs.dst_nic]];
+  // The slot release is an RDMA write back to the sender: NIC to NIC plus both host hops.
+  c.credit_delay = path + 2 * params_.host_delay;
+  const std::pair<std::uint32_t, std::uint32_t> pair{static_cast<std::uint32_t>(std::min(hf, ht)),
+                                                     static_cast<std::uint32_t>(std::max(hf, ht))};
+  auto [hp, fresh] = host_pairs_.try_emplace(pair, c.credit_delay);
+  if (!fresh) hp->second = std::min(hp->second, c.credit_delay);
+  return c;
+}
+
+// A step to another host is the GPU's step (its hop latency inside the host, but at least the
+// proxy's per-step overhead: NCCL's tuning model says inter-node rings "still have to launch
+// nsteps * net overhead", x3 for Simple; src/graph/tuning.cc, nccl-facts.md §4), then the proxy
+// and NIC pipeline for the rest of NCCL's network hop latency. The pipeline part does not hold
+// the connection: the send proxy posts a step as soon as the GPU has written it, with up to
+// NCCL_STEPS in flight (sendProxyProgress, src/transport/net.cc).
+void PlanRunner::net_step_latency(const Shape& shape, Conn& c, double gpu_us) const {
+  using collectives::hw_latency_us;
+  const collectives::Proto proto = shape.plan.proto;
+  const double overhead = net_overhead_us_ * (proto == collectives::Proto::Simple ? 3.0 : 1.0);
+  c.step_latency = us(std::max(gpu_us, overhead));
+  c.post_delay = std::max<Time>(
+      0, us(hw_latency_us(shape.plan.algo, proto, collectives::Hop::Net)) - c.step_latency);
+}
+
+std::uint32_t PlanRunner::nic_of(int host, int rail) const {
+  const net::Host& h = topo_.hosts[static_cast<std::size_t>(host)];
+  if (rail < 0 || static_cast<std::size_t>(rail) >= h.nics.size()) {
+    throw std::invalid_argument(
+        fmt::format("host {} has no NIC {} (it has {})", h.name, rail, h.nics.size()));
+  }
+  return nic_index_[h.nics[static_cast<std::size_t>(rail)]];
+}
+
+std::vector<net::FlowSpec> PlanRunner::take_flows() {
+  return std::move(flows_);
+}
+
+void PlanRunner::add_channels(net::Network& network) const {
+  for (const auto& [key, delay] : host_pairs_)
+    network.add_host_channel(key.first, key.second, delay);
+}
+
+void PlanRunner::attach(net::Network* network, DoneFn done, void* owner) {
+  net_ = network;
+  done_ = done;
+  owner_ = owner;
+}
+
+void PlanRunner::start(Ctx& ctx, std::uint32_t instance, std::uint32_t p) {
+  const Instance& inst = instances_[instance];
+  const std::uint32_t gp = inst.part_base + p;
+  const Time base = shapes_[inst.shape].base_latency;
+  if (base > 0) {
+    net_->host_send(ctx, static_cast<std::uint32_t>(parts_[gp].host), base,
+                    net::AppMsg{kBegin, gp, 0});
+  } else {
+    begin(ctx, gp);
+  }
+}
+
+// Materialises participant p's steps (and those of its instance's NVSwitch agents on its host)
+// and queues the ones that wait for nothing.
+void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
+  Participant& part = parts_[p];
+  if (part.started) return;
+  part.started = true;
+  const Instance& inst = instances_[part.instance];
+  Shape& shape = shapes_[inst.shape];
+  std::vector<Step>& steps = shape.plan.steps[part.index];
+  const std::vector<std::uint32_t>& conn = shape.step_conn[part.index];
+  std::vector<StepState>& st = part.steps;
+  st.resize(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    st[i].pending = static_cast<std::uint32_t>(s.deps.size());
+    st[i].send = s.dir == Dir::Send;
+    st[i].seq = s.seq;
+    st[i].wire = std::max<std::uint64_t>(1, s.wire_bytes);
+    st[i].conn = inst.conn_base + conn[i];
+    st[i].pays_latency = !params_.fixed_latency_per_ring_step || s.slice == 0;
+    for (std::uint32_t d : s.deps) ++st[d].next_end;  // counts dependents for now
+  }
+  std::uint32_t at = 0;
+  for (StepState& x : st) {
+    x.next_begin = at;
+    at += x.next_end;
+    x.next_end = x.next_begin;
+  }
+  part.next.resize(at);
+  for (std::uint32_t i = 0; i < steps.size(); ++i) {
+    for (std::uint32_t d : steps[i].deps) part.next[st[d].next_end++] = i;
+  }
+  // A plan run once needs its steps no longer: a plan of a thousand ranks holds gigabytes.
+  if (shape.instances == 1) std::vector<Step>().swap(steps);
+  HostState& hs = hosts_[part.host];
+  for (std::uint32_t i = 0; i < st.size(); ++i) {
+    if (st[i].pending == 0) hs.work.push_back({p, i});
+  }
+  part.last = ctx.now();
+  if (part.total == 0 && done_) done_(owner_, ctx, part.instance, part.index);
+  if (part.local == kSwitchEnd) return;
+  for (std::uint32_t q = inst.part_base + static_cast<std::uint32_t>(shape.plan.n_ranks);
+       q < inst.part_base + inst.parts; ++q) {
+    if (parts_[q].host == part.host) begin(ctx, q);
+  }
+}
+
+void PlanRunner::on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) {
+  HostState& hs = hosts_[host];
+  switch (static_cast<Msg>(m.a)) {
+    case kBegin:
+      begin(ctx, m.b);
+      break;
+    case kLaunch:
+      launch(ctx, host, m.b, static_cast<std::uint32_t>(m.c));
+      break;
+    case kCredit: {
+      Conn& c = conns_[m.b];
+      ++c.freed;
+      unblock(hs, c);
+      break;
+    }
+    case kPost:
+      net_->post(ctx, conns_[m.b].flow, m.c);
+      break;
+    case kFluidTimer:
+      if (m.c != hs.fluid_gen) return;  // superseded by a later change
+      hs.finished.clear();
+      hs.fluid.finish(ctx.now(), hs.finished);
+      for (std::uint64_t tag : hs.finished) {
+        fluid_done(ctx, static_cast<std::uint32_t>(tag >> 32), static_cast<std::uint32_t>(tag));
+      }
+      hs.fluid_changed = true;
+      break;
+  }
+  drain(ctx, host);
+}
+
+void PlanRunner::on_delivered(Ctx& ctx, std::uint32_t host, std::uint32_t flow,
+                              std::uint32_t messages) {
+  Conn& c = conns_[flow_conn_[flow]];
+  c.arrived = static_cast<int>(messages);
+  try_receive(ctx, c);
+  drain(ctx, host);
+}
+
+// Runs the steps that became ready, then re-arms the NVLink timer once for all the transfers
+// that started or ended in this event.
+void PlanRunner::drain(Ctx& ctx, std::uint32_t host) {
+  HostState& hs = hosts_[host];
+  while (!hs.work.empty()) {
+    const auto [p, i] = hs.work.back();
+    hs.work.pop_back();
+    ready(ctx, p, i);
+  }
+  if (hs.fluid_changed) {
+    hs.fluid_changed = false;
+    arm_fluid(ctx, host);
+  }
+}
+
+void PlanRunner::ready(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
+  const StepState& s = parts_[p].steps[i];
+  Conn& c = conns_[s.conn];
+  if (!s.send) {
+    c.waiting = i;
+    try_receive(ctx, c);
+    return;
+  }
+  if (s.seq >= c.freed + c.credits) {
+    c.blocked = i;
+    return;
+  }
+  // To another host the thread block writes the step into the proxy's buffer at its own pace
+  // before the proxy can send it (an unbounded rate makes that time 0).
+  const Time hold =
+      (s.pays_latency ? c.step_latency : 0) +
+      (c.net ? static_cast<Time>(static_cast<double>(s.wire) / shape_of(p).block_net_rate) : 0);
+  if (hold > 0) {
+    net_->host_send(ctx, static_cast<std::uint32_t>(parts_[p].host), hold,
+                    net::AppMsg{kLaunch, p, i});
+  } else {
+    launch(ctx, static_cast<std::uint32_t>(parts_[p].host), p, i);
+  }
+}
+
+void PlanRunner::launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i) {
+  const StepState& s = parts_[p].steps[i];
+  const std::uint32_t conn = s.conn;
+  const std::uint64_t wire = s.wire;
+  Conn& c = conns_[conn];
+  if (c.net) {
+    if (c.post_delay > 0) {
+      net_->host_send(ctx, host, c.post_delay, net::AppMsg{kPost, conn, wire});
+    } else {
+      net_->post(ctx, c.flow, wire);
+    }
+    complete(ctx, p, i);
+    return;
+  }
+  HostState& hs = hosts_[host];
+  hs.fluid.add(ctx.now(), parts_[p].local, parts_[c.to].local,
+               static_cast<double>(wire) * c.wire_scale, (std::uint64_t{p} << 32) | i,
+               shape_of(p).block_rate);
+  hs.fluid_changed = true;
+}
+
+void PlanRunner::arm_fluid(Ctx& ctx, std::uint32_t host) {
+  HostState& hs = hosts_[host];
+  ++hs.fluid_gen;
+  if (hs.fluid.idle()) return;
+  net_->host_send(ctx, host, hs.fluid.next_finish() - ctx.now(),
+                  net::AppMsg{kFluidTimer, 0, hs.fluid_gen});
+}
+
+// A send inside a host is done when its data is in the peer's buffer.
+void PlanRunner::fluid_done(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
+  Conn& c = conns_[parts_[p].steps[i].conn];
+  complete(ctx, p, i);
+  ++c.arrived;
+  try_receive(ctx, c);
+}
+
+void PlanRunner::try_receive(Ctx& ctx, Conn& c) {
+  if (c.waiting < 0) return;
+  const auto i = static_cast<std::uint32_t>(c.waiting);
+  const auto p = static_cast<std::uint32_t>(c.to);
+  if (c.arrived <= parts_[p].steps[i].seq) return;
+  c.waiting = -1;
+  complete(ctx, p, i);
+  // The FIFO slot is free again.
+  if (c.net) {
+    net_->host_send(ctx, static_cast<std::uint32_t>(parts_[c.from].host), c.credit_delay,
+                    net::AppMsg{kCredit, static_cast<std::uint32_t>(&c - conns_.data()), 0});
+  } else {
+    ++c.freed;
+    unblock(hosts_[parts_[c.from].host], c);
+  }
+}
+
+void PlanRunner::unblock(HostState& hs, Conn& c) {
+  if (c.blocked < 0) return;
+  hs.work.push_back({static_cast<std::uint32_t>(c.from), static_cast<std::uint32_t>(c.blocked)});
+  c.blocked = -1;
+}
+
+void PlanRunner::complete(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
+  Participant& part = parts_[p];
+  ++part.done;
+  part.last = ctx.now();
+  HostState& hs = hosts_[part.host];
+  const StepState& s = part.steps[i];
+  for (std::uint32_t k = s.next_begin; k < s.next_end; ++k) {
+    const std::uint32_t j = part.next[k];
+    if (--part.steps[j].pending == 0) hs.work.push_back({p, j});
+  }
+  if (part.done < part.total) return;
+  // Nothing of it is read again: a receive or send it waited on completed it last.
+  std::vector<StepState>().swap(part.steps);
+  std::vector<std::uint32_t>().swap(part.next);
+  if (done_) done_(owner_, ctx, part.instance, part.index);
+}
+
+PlanRunner::InstanceResult PlanRunner::result(std::uint32_t instance) const {
+  const Instance& inst = instances_[instance];
+  InstanceResult r;
+  for (std::uint32_t q = inst.part_base; q < inst.part_base + inst.parts; ++q) {
+    const Participant& part = parts_[q];
+    if ((!part.started || part.done != part.total) && r.complete) {
+      r.complete = false;
+      r.stalled = q - inst.part_base;
+      r.stalled_done = part.done;
+      r.stalled_total = part.total;
+    }
+    r.end = std::max(r.end, part.last);
+    r.steps += part.done;
+  }
+  return r;
+}
+
+}  // namespace fabricsim::workload

@@ -1,0 +1,191 @@
+#pragma once
+// Runs collective plans (collectives/plan.hpp) from the hosts' agents, as NCCL's kernels and
+// proxies do: every participant steps through its list. Steps inside a host move over the fluid
+// NVLink model (nvlink_fluid.hpp), which all plans running on that host share; steps between
+// hosts are messages on one RDMA queue pair per connection (sender, receiver, channel) through
+// the NIC of the channel's rail, paced by the network's congestion control. A step starts when
+// its dependencies are done; a send also needs a free slot in the receiver's FIFO
+// (Plan::credits), and the slot's release travels back to the sender as a message with the
+// path's one-way latency. A channel's thread block moves data no faster than the protocol
+// allows it (Plan::channel_gbps).
+//
+// A plan is added once as a shape and run as any number of instances, each on its own GPUs
+// with its own queue pairs (one communicator each, as NCCL's): a training iteration runs every
+// communication of every rank this way on one network. A participant's steps are materialised
+// only when it starts, and freed when it completes.
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "collectives/call.hpp"
+#include "collectives/plan.hpp"
+#include "net/network.hpp"
+#include "net/topology/topology.hpp"
+#include "workload/collective_exec.hpp"
+#include "workload/nvlink_fluid.hpp"
+
+namespace fabricsim::workload {
+
+class PlanRunner {
+ public:
+  using Ctx = core::Context<net::Network>;
+  // A participant completed its steps: from the events of its host.
+  using DoneFn = void (*)(void* owner, Ctx& ctx, std::uint32_t instance, std::uint32_t participant);
+  // AppMsg::a values from here on are the owner's: on_message() ignores them.
+  static constexpr std::uint32_t kFirstOwnerMsg = 16;
+
+  // Throws std::invalid_argument for efficiencies outside (0, 1] or a host with GPUs and no GPU
+  // link rate.
+  PlanRunner(const net::Topology& topo, const ExecParams& params, double net_overhead_us);
+
+  // Keeps the plan's steps for the instances to materialise. `ranks`: where the plan was made
+  // for (its NVSwitch agents sit with these GPUs).
+  std::uint32_t add_shape(collectives::Plan plan, const std::vector<collectives::RankInfo>& ranks);
+  // An instance of `shape` whose GPU participant r sits at ranks[r]; its NVSwitch agents sit on
+  // the hosts that hold the same members as the shape's. Its queue pairs become network flows
+  // (take_flows). Throws std::invalid_argument when it does not fit the topology.
+  std::uint32_t add_instance(std::uint32_t shape, const std::vector<collectives::RankInfo>& ranks);
+
+  // Before the run, once: the queue pairs, and the host-to-host channels their slot releases
+  // use.
+  std::vector<net::FlowSpec> take_flows();
+  void add_channels(net::Network& network) const;
+  void attach(net::Network* network, DoneFn done = nullptr, void* owner = nullptr);
+
+  // From the events of GPU participant p's host: p starts its steps after the plan's base
+  // latency; the instance's NVSwitch agents on that host start with the first of them. The
+  // caller then runs what became ready with flush() before its event ends.
+  void start(Ctx& ctx, std::uint32_t instance, std::uint32_t p);
+  void flush(Ctx& ctx, std::uint32_t host) { drain(ctx, host); }
+  // Where GPU participant p of an instance sits.
+  int host_of(std::uint32_t instance, std::uint32_t p) const {
+    return parts_[instances_[instance].part_base + p].host;
+  }
+  void on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m);
+  void on_delivered(Ctx& ctx, std::uint32_t host, std::uint32_t flow, std::uint32_t messages);
+
+  // After the run.
+  struct InstanceResult {
+    core::Time end = 0;  // the last step's completion
+    std::uint64_t steps = 0;
+    bool complete = true;  // every participant started and completed every step
+    std::uint32_t stalled = 0, stalled_done = 0, stalled_total = 0;  // the first that did not
+  };
+  InstanceResult result(std::uint32_t instance) const;
+  std::uint64_t net_bytes() const { return net_bytes_; }
+  std::uint64_t nvlink_bytes() const { return nvlink_bytes_; }
+  std::uint32_t queue_pairs() const { return static_cast<std::uint32_t>(flow_conn_.size()); }
+
+ private:
+  // What the runner reads and writes of a step while it runs, in one record: steps are read
+  // all over the place (every rank and channel advances at once, so most reads miss the cache),
+  // and one 32-byte record instead of three arrays and the plan's 72-byte Step took 7% off S3.
+  struct StepState {
+    std::uint64_t wire = 0;        // sends: wire bytes (at least 1)
+    std::uint32_t pending = 0;     // dependencies not yet done
+    std::uint32_t next_begin = 0;  // the steps that depend on it: Participant::next[begin, end)
+    std::uint32_t next_end = 0;
+    std::uint32_t conn = 0;
+    std::int32_t seq = 0;  // position on its connection
+    bool send = false;
+    bool pays_latency = true;  // sends: the connection's step latency holds it first
+  };
+  struct Participant {
+    int host = 0;
+    int local = kSwitchEnd;  // GPU index in its host; kSwitchEnd for an NVSwitch agent
+    int nic = -1;            // GPU ranks: the host's NIC next to it (its rail)
+    std::uint32_t instance = 0;
+    std::uint32_t index = 0;  // in its instance (and shape)
+    std::uint32_t total = 0;  // steps of its list
+    std::uint32_t done = 0;
+    bool started = false;
+    core::Time last = 0;
+    std::vector<StepState> steps;     // from its start to its completion
+    std::vector<std::uint32_t> next;  // dependents of every step, step by step
+  };
+  struct Conn {
+    int from = 0, to = 0;  // participants
+    bool net = false;
+    std::uint32_t flow = 0;  // net: the network flow (queue pair)
+    int credits = 1;
+    core::Time credit_delay = 0;  // net: a freed slot's trip back to the sender
+    // A send holds its connection this long before its data moves (the GPU's part of a step).
+    core::Time step_latency = 0;
+    // Net: then the proxy and the NIC take this long to put it on the wire; successive sends
+    // of the connection overlap here (the proxy keeps up to NCCL_STEPS sends in flight).
+    core::Time post_delay = 0;
+    double wire_scale = 1.0;  // NVLS: switch transfers run at nvls_efficiency
+    // Sender side (its host's events only).
+    int freed = 0;
+    std::int64_t blocked = -1;  // a send waiting for a slot
+    // Receiver side.
+    int arrived = 0;
+    std::int64_t waiting = -1;  // a receive waiting for its data
+  };
+  struct ShapeConn {  // a connection of a shape: participants and channel
+    std::uint32_t from = 0, to = 0;
+    int rail = collectives::kNoRail;
+    std::vector<std::uint64_t> messages;  // wire bytes of its sends, in order
+  };
+  struct Shape {
+    collectives::Plan plan;  // steps kept while instances may still materialise them
+    std::vector<ShapeConn> conns;
+    std::vector<std::vector<std::uint32_t>> step_conn;  // per participant, per step
+    std::vector<int> switch_member;  // per NVSwitch agent: the GPU participant it sits with
+    core::Time base_latency = 0;
+    double block_rate = NvlinkFluid::kUnbounded;      // wire bytes per ps inside a host
+    double block_net_rate = NvlinkFluid::kUnbounded;  // and to another host
+    net::Bps qp_rate = 0;                             // each queue pair's own limit (0: none)
+    std::uint32_t instances = 0;
+  };
+  struct Instance {
+    std::uint32_t shape = 0;
+    std::uint32_t part_base = 0, parts = 0;
+    std::uint32_t conn_base = 0;
+  };
+  struct HostState {
+    HostState(int gpus, double cap) : fluid(gpus, cap) {}
+    NvlinkFluid fluid;
+    std::uint64_t fluid_gen = 0;
+    bool fluid_changed = false;  // transfers started or ended in the current event
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> work;  // (participant, step) now ready
+    std::vector<std::uint64_t> finished;
+  };
+
+  Conn new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from, std::uint32_t to);
+  void net_step_latency(const Shape& shape, Conn& c, double gpu_us) const;
+  std::uint32_t nic_of(int host, int rail) const;
+  void begin(Ctx& ctx, std::uint32_t p);
+  void drain(Ctx& ctx, std::uint32_t host);
+  void ready(Ctx& ctx, std::uint32_t p, std::uint32_t i);
+  void launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i);
+  void arm_fluid(Ctx& ctx, std::uint32_t host);
+  void fluid_done(Ctx& ctx, std::uint32_t p, std::uint32_t i);
+  void try_receive(Ctx& ctx, Conn& c);
+  void unblock(HostState& hs, Conn& c);
+  void complete(Ctx& ctx, std::uint32_t p, std::uint32_t i);
+  const Shape& shape_of(std::uint32_t p) const {
+    return shapes_[instances_[parts_[p].instance].shape];
+  }
+
+  const net::Topology& topo_;
+  ExecParams params_;
+  double net_overhead_us_;
+  net::Network* net_ = nullptr;
+  DoneFn done_ = nullptr;
+  void* owner_ = nullptr;
+  std::vector<Shape> shapes_;
+  std::vector<Instance> instances_;
+  std::vector<HostState> hosts_;
+  std::vector<Participant> parts_;
+  std::vector<Conn> conns_;
+  std::vector<net::FlowSpec> flows_;
+  std::vector<std::uint32_t> flow_conn_;
+  std::vector<std::uint32_t> nic_index_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, core::Time> host_pairs_;
+  std::map<core::NodeId, std::vector<core::Time>> delays_;  // by source NIC node
+  std::uint64_t net_bytes_ = 0, nvlink_bytes_ = 0;
+};
+
+}  // namespace fabricsim::workload
