@@ -17,6 +17,7 @@
 #include "net/topology/topology.hpp"
 #include "workload/collective_exec.hpp"
 #include "workload/training.hpp"
+#include "workload/training_run.hpp"
 
 namespace fabricsim::tools {
 
@@ -79,6 +80,7 @@ struct TrainingSection {
   compute::KernelDb kernels;
   collectives::Hardware hw;  // what NCCL's tuning model knows about the cluster
   workload::ExecParams exec;
+  workload::CommMode comm = workload::CommMode::Packet;  // `network: packet | isolated`
 };
 
 // A packet-level network run: cluster + network + workload.flows, collectives or training.

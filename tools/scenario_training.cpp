@@ -109,14 +109,22 @@ workload::ModelSpec read_model(const Section& t) {
                                   model_names()));
 }
 
+// `network`: how the iteration's communications meet the network.
+workload::CommMode read_comm_mode(const Section& t) {
+  return t.choice("network", "packet", {"packet", "isolated"}) == "packet"
+             ? workload::CommMode::Packet
+             : workload::CommMode::Isolated;
+}
+
 }  // namespace
 
 // `import: FILE`: a workload file written by SimAI's AICB generator; parallelism comes from its
 // header, compute times from its lines.
 TrainingSection read_import(const Section& t, const net::Topology& topo) {
-  t.only(comm_model_keys({"import", "format"}));
+  t.only(comm_model_keys({"import", "format", "network"}));
   t.choice("format", "aicb", {"aicb"});
   TrainingSection s;
+  s.comm = read_comm_mode(t);
   s.gpu = cluster_gpu(t, topo);
   std::uint32_t gpus = 0;
   for (const net::Host& h : topo.hosts) gpus += h.gpus;
@@ -131,7 +139,8 @@ TrainingSection read_import(const Section& t, const net::Topology& topo) {
   std::ifstream in(p);
   if (!in) t.fail_key("import", fmt::format("cannot open '{}'", p.string()));
   try {
-    workload::AicbWorkload w = workload::import_aicb(in, p.string(), static_cast<int>(gpus));
+    workload::AicbWorkload w = workload::import_aicb(in, p.string(), static_cast<int>(gpus),
+                                                     s.comm == workload::CommMode::Isolated);
     const workload::AicbHeader& h = w.header;
     s.imported = std::move(w.dag);
     s.config.tp = h.tp;
@@ -151,8 +160,9 @@ TrainingSection read_training(const Section& t, const net::Topology& topo) {
   t.only(comm_model_keys({"model", "tp", "pp", "dp", "ep", "sequence_parallel", "schedule",
                           "virtual_stages", "micro_batch", "global_batch", "recompute", "zero",
                           "attention", "dtype", "grad_dtype", "bucket_params",
-                          "overlap_grad_reduce", "kernels"}));
+                          "overlap_grad_reduce", "kernels", "network"}));
   TrainingSection s;
+  s.comm = read_comm_mode(t);
   s.model = read_model(t);
   s.gpu = cluster_gpu(t, topo);
   workload::TrainingConfig& c = s.config;

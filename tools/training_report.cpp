@@ -66,6 +66,7 @@ workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
   in.network = &ns.network;
   in.hw = t.hw;
   in.exec = t.exec;
+  in.comm = t.comm;
   in.run = ns.run;
   auto start = std::chrono::steady_clock::now();
   if (progress_wanted(quiet)) {
@@ -148,11 +149,19 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
   for (const auto& [k, n] : paths) p += fmt::format("{}{} {}", p.empty() ? "" : ", ", n, k);
   std::size_t ops = 0;
   for (const workload::RankDag& rd : r.dag.ranks) ops += rd.ops.size();
-  out += fmt::format(
-      "model: {} ops on {} ranks, {} kernel shapes ({}), {} communications, {} shapes run on "
-      "the network ({} events)\n",
-      ops, r.dag.ranks.size(), r.dag.kernels.size(), p, r.dag.comms.size(), r.comm_shapes,
-      r.network_events);
+  out += fmt::format("model: {} ops on {} ranks, {} kernel shapes ({}), {} communications\n", ops,
+                     r.dag.ranks.size(), r.dag.kernels.size(), p, r.dag.comms.size());
+  if (r.comm == workload::CommMode::Packet) {
+    out += fmt::format(
+        "network: packet (every rank's communications on one shared fabric): {} plans, {} queue "
+        "pairs, {} events\n",
+        r.comm_shapes, r.queue_pairs, r.network_events);
+  } else {
+    out += fmt::format(
+        "network: isolated (each of {} distinct communications alone on an idle fabric, its time "
+        "replayed): {} events\n",
+        r.comm_shapes, r.network_events);
+  }
   return out;
 }
 

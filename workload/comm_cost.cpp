@@ -23,54 +23,75 @@ struct Shape {
 
 void run_shape(Shape& s, const net::Topology& topo, const net::NetworkConfig& cfg,
                const ExecParams& params, const net::RunOptions& run) {
-  collectives::Call call;
-  call.op = s.comm->op;
-  call.bytes = s.comm->bytes;
-  call.root = 0;
-  call.peer = 1;
-  const CollectiveResult r = run_collective(
-      topo, cfg, collectives::make_plan(call, s.members, run.threads), s.members, params, run);
+  const CollectiveResult r =
+      run_collective(topo, cfg, collectives::make_plan(comm_call(*s.comm), s.members, run.threads),
+                     s.members, params, run);
   s.time = r.time;
   s.events = r.net.kernel.events;
 }
 
 }  // namespace
 
-CommTimes time_communications(const Dag& dag, const net::Topology& topo,
-                              const net::NetworkConfig& cfg, const collectives::RankLayout& layout,
-                              const ExecParams& params, const net::RunOptions& run,
-                              CommProgressFn progress, void* progress_ctx) {
-  std::vector<Shape> shapes;
-  std::vector<std::size_t> shape_of(dag.comms.size());
+collectives::Call comm_call(const Comm& comm) {
+  collectives::Call call;
+  call.op = comm.op;
+  call.bytes = comm.bytes;
+  call.root = 0;
+  call.peer = 1;
+  return call;
+}
+
+collectives::RankLayout comm_members(const Dag& dag, std::size_t comm,
+                                     const collectives::RankLayout& layout) {
+  collectives::RankLayout members;
+  members.hw = layout.hw;
+  for (const int r : dag.groups[dag.comms[comm].group]) {
+    if (r < 0 || static_cast<std::size_t>(r) >= layout.ranks.size()) {
+      throw std::invalid_argument("communication group names rank " + std::to_string(r) +
+                                  " but the cluster has " + std::to_string(layout.ranks.size()) +
+                                  " GPUs");
+    }
+    members.ranks.push_back(layout.ranks[r]);
+  }
+  return members;
+}
+
+CommShapes comm_shapes(const Dag& dag, const collectives::RankLayout& layout) {
+  CommShapes out;
+  out.shape_of.resize(dag.comms.size());
   std::map<std::vector<std::int64_t>, std::size_t> index;
   for (std::size_t i = 0; i < dag.comms.size(); ++i) {
     const Comm& comm = dag.comms[i];
-    Shape s;
-    s.comm = &comm;
-    s.members.hw = layout.hw;
     std::vector<std::int64_t> key{static_cast<std::int64_t>(comm.op),
                                   static_cast<std::int64_t>(comm.bytes)};
     std::vector<int> hosts;  // first-appearance numbering
-    for (const int r : dag.groups[comm.group]) {
-      if (r < 0 || static_cast<std::size_t>(r) >= layout.ranks.size()) {
-        throw std::invalid_argument("communication group names rank " + std::to_string(r) +
-                                    " but the cluster has " + std::to_string(layout.ranks.size()) +
-                                    " GPUs");
-      }
-      const collectives::RankInfo& info = layout.ranks[r];
-      s.members.ranks.push_back(info);
+    for (const collectives::RankInfo& info : comm_members(dag, i, layout).ranks) {
       const auto it = std::find(hosts.begin(), hosts.end(), info.host);
       key.push_back(it - hosts.begin());
       if (it == hosts.end()) hosts.push_back(info.host);
       key.push_back(info.local);
       key.push_back(info.nic);
     }
-    const auto [it, fresh] = index.try_emplace(std::move(key), shapes.size());
+    const auto [it, fresh] = index.try_emplace(std::move(key), out.first.size());
     if (fresh) {
-      s.weight = static_cast<double>(comm.bytes) * static_cast<double>(hosts.size());
-      shapes.push_back(std::move(s));
+      out.first.push_back(i);
+      out.weight.push_back(static_cast<double>(comm.bytes) * static_cast<double>(hosts.size()));
     }
-    shape_of[i] = it->second;
+    out.shape_of[i] = it->second;
+  }
+  return out;
+}
+
+CommTimes time_communications(const Dag& dag, const net::Topology& topo,
+                              const net::NetworkConfig& cfg, const collectives::RankLayout& layout,
+                              const ExecParams& params, const net::RunOptions& run,
+                              CommProgressFn progress, void* progress_ctx) {
+  const CommShapes cs = comm_shapes(dag, layout);
+  std::vector<Shape> shapes(cs.first.size());
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    shapes[k].comm = &dag.comms[cs.first[k]];
+    shapes[k].members = comm_members(dag, cs.first[k], layout);
+    shapes[k].weight = cs.weight[k];
   }
 
   // Whole runs side by side scale perfectly while the work splits evenly over the threads:
@@ -112,7 +133,7 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
   out.shapes = shapes.size();
   out.side_by_side = side_by_side;
   out.time.reserve(dag.comms.size());
-  for (const std::size_t s : shape_of) out.time.push_back(shapes[s].time);
+  for (const std::size_t s : cs.shape_of) out.time.push_back(shapes[s].time);
   for (const Shape& s : shapes) out.events += s.events;
   return out;
 }

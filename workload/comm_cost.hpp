@@ -17,6 +17,22 @@
 
 namespace fabricsim::workload {
 
+// Communications that differ only in which hosts they use take one plan: its shape is the
+// operation, the size and where the members sit (GPUs per host, local GPU and NIC of each, hosts
+// numbered in order of appearance). Throws std::invalid_argument for a group naming a rank the
+// cluster does not have.
+struct CommShapes {
+  std::vector<std::size_t> shape_of;  // per Dag::comms entry
+  std::vector<std::size_t> first;     // per shape: its first communication
+  std::vector<double> weight;         // per shape: bytes x hosts, a guess at its cost
+};
+CommShapes comm_shapes(const Dag& dag, const collectives::RankLayout& layout);
+// Communication `comm`'s members, in group order, as a layout of their own.
+collectives::RankLayout comm_members(const Dag& dag, std::size_t comm,
+                                     const collectives::RankLayout& layout);
+// The call a communication makes (a send/recv goes from member 0 to member 1).
+collectives::Call comm_call(const Comm& comm);
+
 // Told after each network run: how many of how many are done (from one thread only).
 using CommProgressFn = void (*)(void* ctx, std::size_t done, std::size_t total);
 

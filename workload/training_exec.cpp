@@ -6,11 +6,10 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "workload/rank_progress.hpp"
 
 namespace fabricsim::workload {
 namespace {
-
-constexpr int kStreams = static_cast<int>(Stream::Count);
 
 struct Done {
   core::Time time;
@@ -21,16 +20,6 @@ struct Done {
     if (rank != o.rank) return rank > o.rank;
     return op > o.op;
   }
-};
-
-struct RankState {
-  std::vector<std::uint32_t> waiting;  // per op: dependencies not yet done
-  std::vector<std::uint32_t> dependents_begin;
-  std::vector<std::uint32_t> dependents;
-  std::array<std::vector<std::uint32_t>, kStreams> stream_ops;
-  std::array<std::uint32_t, kStreams> head{};
-  std::array<bool, kStreams> busy{};
-  std::uint32_t done = 0;
 };
 
 class Executor {
@@ -64,11 +53,9 @@ class Executor {
       finish(d.rank, d.op, d.time);
     }
     for (std::uint32_t r = 0; r < state_.size(); ++r) {
-      if (state_[r].done != dag_.ranks[r].ops.size()) stuck(r);
+      if (state_[r].done != dag_.ranks[r].ops.size()) throw_stalled(dag_, r, out_.ops[r]);
     }
-    for (std::uint32_t r = 0; r < state_.size(); ++r) {
-      if (dag_.ranks[r].simulated) breakdown(r);
-    }
+    account(dag_, out_);
     return std::move(out_);
   }
 
@@ -76,33 +63,8 @@ class Executor {
   static constexpr std::uint32_t kNone = ~0u;
 
   void init_rank(std::uint32_t r) {
-    const RankDag& rd = dag_.ranks[r];
-    RankState& st = state_[r];
-    const std::size_t n = rd.ops.size();
-    st.waiting.assign(n, 0);
-    st.dependents_begin.assign(n + 1, 0);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const Op& op = rd.ops[i];
-      st.waiting[i] = op.deps_end - op.deps_begin;
-      for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) {
-        if (rd.deps[k] >= i) {
-          throw std::invalid_argument("training DAG: rank " + std::to_string(r) + " op " +
-                                      std::to_string(i) + " depends on a later op");
-        }
-        ++st.dependents_begin[rd.deps[k] + 1];
-      }
-      if (op.kind != OpKind::Recv) st.stream_ops[static_cast<int>(op.stream)].push_back(i);
-    }
-    for (std::size_t i = 0; i < n; ++i) st.dependents_begin[i + 1] += st.dependents_begin[i];
-    st.dependents.resize(st.dependents_begin[n]);
-    std::vector<std::uint32_t> fill(st.dependents_begin.begin(), st.dependents_begin.end() - 1);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const Op& op = rd.ops[i];
-      for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) {
-        st.dependents[fill[rd.deps[k]]++] = i;
-      }
-    }
-    out_.ops[r].assign(n, OpTiming{-1, -1});
+    state_[r].init(dag_.ranks[r], r);
+    out_.ops[r].assign(dag_.ranks[r].ops.size(), OpTiming{-1, -1});
   }
 
   // Dependencies done at `now`: a receive is posted; anything else starts when it heads its
@@ -124,12 +86,8 @@ class Executor {
   }
 
   void try_stream(std::uint32_t r, int s, core::Time now) {
-    RankState& st = state_[r];
-    if (st.busy[s] || st.head[s] >= st.stream_ops[s].size()) return;
-    const std::uint32_t i = st.stream_ops[s][st.head[s]];
-    if (st.waiting[i] != 0) return;
-    st.busy[s] = true;
-    start(r, i, now);
+    const std::int64_t i = state_[r].take(s);
+    if (i >= 0) start(r, static_cast<std::uint32_t>(i), now);
   }
 
   void start(std::uint32_t r, std::uint32_t i, core::Time now) {
@@ -177,17 +135,10 @@ class Executor {
   void push(std::uint32_t r, std::uint32_t i, core::Time t) { queue_.push(Done{t, r, i}); }
 
   void finish(std::uint32_t r, std::uint32_t i, core::Time now) {
-    const RankDag& rd = dag_.ranks[r];
-    RankState& st = state_[r];
-    const Op& op = rd.ops[i];
+    RankProgress& st = state_[r];
+    const Op& op = dag_.ranks[r].ops[i];
     out_.ops[r][i].end = now;
-    out_.iteration = std::max(out_.iteration, now);
-    ++st.done;
-    if (op.kind != OpKind::Recv) {
-      const int s = static_cast<int>(op.stream);
-      st.busy[s] = false;
-      ++st.head[s];
-    }
+    st.finish(op);
     for (std::uint32_t k = st.dependents_begin[i]; k < st.dependents_begin[i + 1]; ++k) {
       const std::uint32_t d = st.dependents[k];
       if (--st.waiting[d] == 0) became_ready(r, d, now);
@@ -195,103 +146,10 @@ class Executor {
     if (op.kind != OpKind::Recv) try_stream(r, static_cast<int>(op.stream), now);
   }
 
-  [[noreturn]] void stuck(std::uint32_t r) {
-    const RankDag& rd = dag_.ranks[r];
-    for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
-      if (out_.ops[r][i].end >= 0) continue;
-      const Op& op = rd.ops[i];
-      throw std::runtime_error(
-          "training DAG stalls: rank " + std::to_string(r) + " never finishes op " +
-          std::to_string(i) + " (" + kOpNames[op.name] + ", micro-batch " +
-          std::to_string(op.micro_batch) + ", layer " + std::to_string(op.layer) + ")" +
-          (out_.ops[r][i].start >= 0 ? ": it started and waits for its peers"
-                                     : ": it never became ready"));
-    }
-    throw std::logic_error("training DAG: rank " + std::to_string(r) + " stalled");
-  }
-
-  // A gap in the compute stream before op i is charged to the dependency that ended last: if
-  // that is a communication, the part of the gap while it moved data is exposed
-  // communication, the part before (waiting for the peers or the sender) is bubble.
-  void breakdown(std::uint32_t r) {
-    const RankDag& rd = dag_.ranks[r];
-    const std::vector<OpTiming>& t = out_.ops[r];
-    RankBreakdown& b = out_.ranks[r];
-    core::Time prev_end = 0;
-    // When a communication's data moves: a collective from the moment all members are
-    // there, a transfer from its start.
-    const auto moving_from = [&](std::uint32_t i) {
-      return std::max(transfer_start_[rd.ops[i].item], t[i].start);
-    };
-    // Time within [a, b) during which stream s moved data. Its ops run one after another, so
-    // a communication queued behind others (a gradient bucket, say) exposes theirs too. Gaps
-    // come in time order, so each stream's cursor only moves forward.
-    std::array<std::size_t, kStreams> cursor{};
-    const auto stream_moving = [&](int s, core::Time a, core::Time b_end) {
-      const std::vector<std::uint32_t>& ops = state_[r].stream_ops[s];
-      std::size_t& c = cursor[s];
-      while (c < ops.size() && t[ops[c]].end <= a) ++c;
-      core::Time sum = 0;
-      for (std::size_t k = c; k < ops.size() && t[ops[k]].start < b_end; ++k) {
-        sum += std::max<core::Time>(
-            0, std::min(t[ops[k]].end, b_end) - std::max(moving_from(ops[k]), a));
-      }
-      return sum;
-    };
-    const auto charge = [&](core::Time gap, std::uint32_t dep) {
-      if (gap <= 0) return;
-      const Op& d = rd.ops[dep];
-      if (d.kind == OpKind::Compute) {
-        b.bubble += gap;
-        return;
-      }
-      const core::Time moving = d.kind == OpKind::Recv ? t[dep].end - moving_from(dep)
-                                                       : stream_moving(static_cast<int>(d.stream),
-                                                                       prev_end, prev_end + gap);
-      const core::Time exposed = std::clamp<core::Time>(moving, 0, gap);
-      b.exposed[static_cast<int>(d.stream)] += exposed;
-      b.bubble += gap - exposed;
-    };
-    std::uint32_t last_op = kNone;
-    for (const std::uint32_t i : state_[r].stream_ops[static_cast<int>(Stream::Compute)]) {
-      const Op& op = rd.ops[i];
-      b.compute += t[i].end - t[i].start;
-      const core::Time gap = t[i].start - prev_end;
-      std::uint32_t binding = kNone;
-      for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) {
-        const std::uint32_t d = rd.deps[k];
-        if (binding == kNone || t[d].end > t[binding].end) binding = d;
-      }
-      if (binding == kNone) {
-        b.bubble += std::max<core::Time>(gap, 0);
-      } else {
-        charge(gap, binding);
-      }
-      prev_end = t[i].end;
-      last_op = i;
-    }
-    // After the last kernel: waiting for this rank's trailing communication, then for the
-    // slowest rank.
-    core::Time last_comm_end = prev_end;
-    std::uint32_t last_comm = kNone;
-    for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
-      if (rd.ops[i].kind != OpKind::Compute && t[i].end > last_comm_end) {
-        last_comm_end = t[i].end;
-        last_comm = i;
-      }
-    }
-    (void)last_op;
-    if (last_comm != kNone) {
-      charge(last_comm_end - prev_end, last_comm);
-      prev_end = last_comm_end;
-    }
-    b.bubble += out_.iteration - prev_end;
-  }
-
   const Dag& dag_;
   const std::vector<core::Time>& kernel_time_;
   const std::vector<core::Time>& comm_time_;
-  std::vector<RankState> state_;
+  std::vector<RankProgress> state_;
   std::vector<std::uint32_t> arrived_;
   // Collectives: (rank, op) of the members that arrived; receives: the waiting op.
   std::vector<std::vector<std::uint32_t>> members_;
@@ -301,7 +159,111 @@ class Executor {
   TrainingTimeline out_;
 };
 
+// A gap in the compute stream before an op is charged to the dependency that ended last: if
+// that is a communication, the part of the gap while it moved data is exposed communication,
+// the part before (waiting for the peers or the sender) is bubble.
+void account_rank(const Dag& dag, std::uint32_t r, const std::vector<core::Time>& transfer_start,
+                  TrainingTimeline& out) {
+  constexpr std::uint32_t kNone = ~0u;
+  const RankDag& rd = dag.ranks[r];
+  const std::vector<OpTiming>& t = out.ops[r];
+  RankBreakdown& b = out.ranks[r];
+  std::array<std::vector<std::uint32_t>, kStreams> stream_ops;
+  for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
+    if (rd.ops[i].kind != OpKind::Recv) stream_ops[static_cast<int>(rd.ops[i].stream)].push_back(i);
+  }
+  core::Time prev_end = 0;
+  // When a communication's data moves: a collective from the moment all members are there, a
+  // transfer from its start.
+  const auto moving_from = [&](std::uint32_t i) {
+    return std::max(transfer_start[rd.ops[i].item], t[i].start);
+  };
+  // Time within [a, b) during which stream s moved data. Its ops run one after another, so a
+  // communication queued behind others (a gradient bucket, say) exposes theirs too. Gaps come
+  // in time order, so each stream's cursor only moves forward.
+  std::array<std::size_t, kStreams> cursor{};
+  const auto stream_moving = [&](int s, core::Time a, core::Time b_end) {
+    const std::vector<std::uint32_t>& ops = stream_ops[s];
+    std::size_t& c = cursor[s];
+    while (c < ops.size() && t[ops[c]].end <= a) ++c;
+    core::Time sum = 0;
+    for (std::size_t k = c; k < ops.size() && t[ops[k]].start < b_end; ++k) {
+      sum += std::max<core::Time>(
+          0, std::min(t[ops[k]].end, b_end) - std::max(moving_from(ops[k]), a));
+    }
+    return sum;
+  };
+  const auto charge = [&](core::Time gap, std::uint32_t dep) {
+    if (gap <= 0) return;
+    const Op& d = rd.ops[dep];
+    if (d.kind == OpKind::Compute) {
+      b.bubble += gap;
+      return;
+    }
+    const core::Time moving = d.kind == OpKind::Recv ? t[dep].end - moving_from(dep)
+                                                     : stream_moving(static_cast<int>(d.stream),
+                                                                     prev_end, prev_end + gap);
+    const core::Time exposed = std::clamp<core::Time>(moving, 0, gap);
+    b.exposed[static_cast<int>(d.stream)] += exposed;
+    b.bubble += gap - exposed;
+  };
+  for (const std::uint32_t i : stream_ops[static_cast<int>(Stream::Compute)]) {
+    const Op& op = rd.ops[i];
+    b.compute += t[i].end - t[i].start;
+    const core::Time gap = t[i].start - prev_end;
+    std::uint32_t binding = kNone;
+    for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) {
+      const std::uint32_t d = rd.deps[k];
+      if (binding == kNone || t[d].end > t[binding].end) binding = d;
+    }
+    if (binding == kNone) {
+      b.bubble += std::max<core::Time>(gap, 0);
+    } else {
+      charge(gap, binding);
+    }
+    prev_end = t[i].end;
+  }
+  // After the last kernel: waiting for this rank's trailing communication, then for the
+  // slowest rank.
+  core::Time last_comm_end = prev_end;
+  std::uint32_t last_comm = kNone;
+  for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
+    if (rd.ops[i].kind != OpKind::Compute && t[i].end > last_comm_end) {
+      last_comm_end = t[i].end;
+      last_comm = i;
+    }
+  }
+  if (last_comm != kNone) {
+    charge(last_comm_end - prev_end, last_comm);
+    prev_end = last_comm_end;
+  }
+  b.bubble += out.iteration - prev_end;
+}
+
 }  // namespace
+
+void account(const Dag& dag, TrainingTimeline& out) {
+  // A collective's data moves once its last member has reached it; a transfer's from its send.
+  std::vector<core::Time> transfer_start(dag.comms.size(), -1);
+  out.iteration = 0;
+  for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
+    const RankDag& rd = dag.ranks[r];
+    for (std::size_t i = 0; i < rd.ops.size(); ++i) {
+      const Op& op = rd.ops[i];
+      const OpTiming& t = out.ops[r][i];
+      out.iteration = std::max(out.iteration, t.end);
+      if (op.kind == OpKind::Collective) {
+        transfer_start[op.item] = std::max(transfer_start[op.item], t.start);
+      } else if (op.kind == OpKind::Send) {
+        transfer_start[op.item] = t.start;
+      }
+    }
+  }
+  out.ranks.assign(dag.ranks.size(), RankBreakdown{});
+  for (std::uint32_t r = 0; r < dag.ranks.size(); ++r) {
+    if (dag.ranks[r].simulated) account_rank(dag, r, transfer_start, out);
+  }
+}
 
 TrainingTimeline execute_training(const Dag& dag, const std::vector<core::Time>& kernel_time,
                                   const std::vector<core::Time>& comm_time) {

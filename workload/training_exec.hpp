@@ -39,6 +39,10 @@ struct TrainingTimeline {
   std::vector<RankBreakdown> ranks;
 };
 
+// Fills `ranks` (the breakdown) and `iteration` from the op timings `ops` of every rank: what
+// an executor calls when its run is over.
+void account(const Dag& dag, TrainingTimeline& timeline);
+
 // kernel_time[i] is Dag::kernels[i]'s duration, comm_time[i] Dag::comms[i]'s. Throws
 // std::runtime_error naming a stuck op if the DAG cannot finish (a cycle between ranks).
 TrainingTimeline execute_training(const Dag& dag, const std::vector<core::Time>& kernel_time,

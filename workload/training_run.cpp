@@ -7,8 +7,13 @@
 #include <fmt/format.h>
 
 #include "workload/comm_cost.hpp"
+#include "workload/training_fabric.hpp"
 
 namespace fabricsim::workload {
+
+const char* name(CommMode m) {
+  return m == CommMode::Packet ? "packet" : "isolated";
+}
 
 MemoryEstimate check_memory(const ModelSpec& model, const TrainingConfig& c,
                             const compute::GpuSpec& gpu) {
@@ -37,11 +42,16 @@ TrainingReport simulate_training(const TrainingInputs& in) {
                     c.pp, c.dp, c.world(), gpus));
   }
   TrainingReport rep;
+  const bool packet = in.comm == CommMode::Packet && !in.free_communication;
+  rep.comm = packet ? CommMode::Packet : CommMode::Isolated;
   if (in.imported) {
     rep.dag = *in.imported;
   } else {
     rep.memory = check_memory(in.model, c, in.gpu);
-    rep.dag = build_training(in.model, c);
+    // On the shared fabric every replica runs: contention between them is the point.
+    TrainingConfig built = c;
+    built.one_replica = !packet;
+    rep.dag = build_training(in.model, built);
   }
   const Dag& dag = rep.dag;
 
@@ -52,7 +62,16 @@ TrainingReport simulate_training(const TrainingInputs& in) {
     rep.kernel_source.push_back(std::move(t));
   }
   rep.comm_time.assign(dag.comms.size(), 0);
-  if (!in.free_communication) {
+  if (packet) {
+    FabricTraining f = run_training_on_fabric(dag, rep.kernel_time, *in.topology, *in.network,
+                                              rank_layout(*in.topology, in.hw), in.exec, in.run);
+    rep.timeline = std::move(f.timeline);
+    rep.comm_time = std::move(f.comm_time);
+    rep.comm_shapes = f.shapes;
+    rep.network_events = f.net.kernel.events;
+    rep.queue_pairs = f.queue_pairs;
+    rep.fabric = std::move(f.net);
+  } else if (!in.free_communication) {
     CommTimes t =
         time_communications(dag, *in.topology, *in.network, rank_layout(*in.topology, in.hw),
                             in.exec, in.run, in.progress, in.progress_ctx);
@@ -61,7 +80,7 @@ TrainingReport simulate_training(const TrainingInputs& in) {
     rep.network_events = t.events;
     rep.comm_side_by_side = t.side_by_side;
   }
-  rep.timeline = execute_training(dag, rep.kernel_time, rep.comm_time);
+  if (!packet) rep.timeline = execute_training(dag, rep.kernel_time, rep.comm_time);
 
   double n = 0;
   for (const RankDag& rd : dag.ranks) n += rd.simulated ? 1 : 0;

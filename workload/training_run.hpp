@@ -18,6 +18,17 @@
 
 namespace fabricsim::workload {
 
+// How the communications of an iteration meet the network.
+enum class CommMode : std::uint8_t {
+  // Every rank's DAG in one packet-level run of the whole iteration (training_fabric.hpp):
+  // communications share links and NVLink with everything that runs at the same time.
+  Packet,
+  // Each distinct communication alone on an idle network, its time replayed in the schedule
+  // (comm_cost.hpp): fast, but nothing contends.
+  Isolated,
+};
+const char* name(CommMode m);
+
 struct TrainingInputs {
   ModelSpec model;
   TrainingConfig config;
@@ -28,9 +39,11 @@ struct TrainingInputs {
   collectives::Hardware hw;
   ExecParams exec;
   net::RunOptions run;
+  CommMode comm = CommMode::Packet;
   bool free_communication = false;  // every communication takes no time (schedule tests)
   // A DAG imported from a workload file (aicb_import.hpp) instead of the model's: no memory
-  // estimate, and no model FLOPs (TFLOP/s and MFU stay 0). `config` still gives tp and dp.
+  // estimate, and no model FLOPs (TFLOP/s and MFU stay 0). `config` still gives tp and dp. In
+  // packet mode it must hold every replica.
   const Dag* imported = nullptr;
   CommProgressFn progress = nullptr;  // told after each network run
   void* progress_ctx = nullptr;
@@ -48,10 +61,13 @@ struct TrainingReport {
   double compute_s = 0;
   std::array<double, static_cast<int>(Stream::Count)> exposed_s{};
   double bubble_s = 0;
-  double tflops_per_gpu = 0;    // model FLOPs per second per GPU
-  double mfu = 0;               // of the GPU's dense BF16 peak
-  std::size_t comm_shapes = 0;  // distinct communications simulated on the network
+  double tflops_per_gpu = 0;         // model FLOPs per second per GPU
+  double mfu = 0;                    // of the GPU's dense BF16 peak
+  CommMode comm = CommMode::Packet;  // what ran
+  std::size_t comm_shapes = 0;       // distinct communications (plans) on the network
   std::uint64_t network_events = 0;
+  std::uint32_t queue_pairs = 0;   // packet mode: RDMA connections of all communications
+  net::NetworkResult fabric;       // packet mode: the run's network result (ports, kernel)
   bool comm_side_by_side = false;  // see time_communications
 };
 

@@ -389,7 +389,7 @@ TEST_CASE("training executor: waiting for queued gradient buckets is exposed com
   REQUIRE(b.exposed[static_cast<int>(Stream::Dp)] > 2 * 50'000);
 }
 
-TEST_CASE("training run: identical results for every thread count and partition",
+TEST_CASE("training run, isolated: identical results for every thread count and partition",
           "[workload][training]") {
   // Tensor parallelism inside a host, pipeline stages on two hosts, so the network carries
   // the stage-to-stage traffic and the data-parallel gradients of a second replica.
@@ -418,6 +418,7 @@ TEST_CASE("training run: identical results for every thread count and partition"
   in.kernels = &db;
   in.topology = &topo;
   in.network = &cfg;
+  in.comm = CommMode::Isolated;
   in.run.threads = 1;
   in.run.lps = 1;
   const TrainingReport ref = simulate_training(in);

@@ -1,0 +1,181 @@
+// Training on the shared fabric (workload/training_fabric.hpp) against the isolated path: where
+// communications cannot meet they agree; where they share a link they slow each other down.
+#include "workload/training_fabric.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "compute/gpu.hpp"
+#include "net/topology/build.hpp"
+#include "workload/training_run.hpp"
+
+using namespace fabricsim;
+using namespace fabricsim::workload;
+
+namespace {
+
+ModelSpec gpt(int layers, int hidden, int heads, int seq, int vocab) {
+  ModelSpec m;
+  m.name = "test-gpt";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.ffn_hidden = 4 * hidden;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.seq_len = seq;
+  m.vocab = vocab;
+  return m;
+}
+
+net::HostParams host(std::uint32_t gpus) {
+  net::HostParams h;
+  h.gpus = gpus;
+  h.nics = gpus;
+  h.gpu = "H100";
+  h.gpu_link_rate = 450ULL * 8 * net::kGbps;
+  return h;
+}
+
+net::LinkParams link(std::uint64_t gbps) {
+  net::LinkParams l;
+  l.rate = gbps * net::kGbps;
+  l.delay = 500'000;  // 500 ns
+  return l;
+}
+
+net::Topology single_switch(std::uint32_t hosts, std::uint32_t gpus) {
+  net::SingleParams p;
+  p.hosts = hosts;
+  p.host = host(gpus);
+  p.nic = link(400);
+  return net::single(p);
+}
+
+// `leaves` leaves of one host each; the uplinks carry 1/oversubscription of what the NICs can.
+net::Topology fat_tree(std::uint32_t leaves, std::uint32_t gpus, double oversubscription) {
+  net::FatTreeParams p;
+  p.leaves = leaves;
+  p.hosts_per_leaf = 1;
+  p.oversubscription = oversubscription;
+  p.host = host(gpus);
+  p.nic = link(400);
+  p.uplink = link(100);
+  return net::fat_tree(p);
+}
+
+struct Job {
+  int tp = 1, pp = 1, dp = 1;
+};
+
+TrainingReport run(const net::Topology& topo, Job job, CommMode mode, unsigned threads = 1,
+                   std::uint32_t lps = 1) {
+  static const compute::KernelDb db;
+  static const net::NetworkConfig cfg;
+  TrainingInputs in;
+  in.model = gpt(4, 512, 8, 256, 1024);
+  in.config.tp = job.tp;
+  in.config.pp = job.pp;
+  in.config.dp = job.dp;
+  in.config.micro_batch = 1;
+  in.config.global_batch = 4 * job.dp;
+  in.gpu = *compute::find_gpu("H100");
+  in.kernels = &db;
+  in.topology = &topo;
+  in.network = &cfg;
+  in.comm = mode;
+  in.run.threads = threads;
+  in.run.lps = lps;
+  return simulate_training(in);
+}
+
+// The longest data-parallel communication of rank r.
+core::Time longest_dp(const TrainingReport& r, std::size_t rank) {
+  core::Time t = 0;
+  for (const Op& op : r.dag.ranks[rank].ops) {
+    if (op.kind == OpKind::Collective && op.stream == Stream::Dp) {
+      t = std::max(t, r.comm_time[op.item]);
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("training on the fabric: where communications never meet, packet and isolated agree",
+          "[workload][training][fabric]") {
+  // Tensor parallelism alone inside one host (NVLink), and data parallelism alone across two
+  // hosts (the network): one communication at a time, so nothing contends.
+  const auto [topo, job] = GENERATE(std::pair{single_switch(1, 4), Job{4, 1, 1}},
+                                    std::pair{single_switch(2, 1), Job{1, 1, 2}});
+  const TrainingReport iso = run(topo, job, CommMode::Isolated);
+  const TrainingReport pkt = run(topo, job, CommMode::Packet);
+  REQUIRE(iso.comm == CommMode::Isolated);
+  REQUIRE(pkt.comm == CommMode::Packet);
+  REQUIRE(pkt.network_events > 0);
+  CAPTURE(iso.iteration_s, pkt.iteration_s);
+  REQUIRE(pkt.iteration_s == Approx(iso.iteration_s).epsilon(0.01));
+}
+
+TEST_CASE("training on the fabric: data-parallel rings that share an uplink slow each other down",
+          "[workload][training][fabric]") {
+  // Two GPUs per host, one host per leaf, tp 2 inside the host and dp 2 across two leaves: the
+  // two tensor-parallel ranks' gradient rings leave each leaf over the same uplinks. At 4:1 the
+  // two rings' 800 Gb/s meet 200 Gb/s of uplink; alone, each gets it all.
+  const net::Topology shared = fat_tree(2, 2, 4.0);
+  const TrainingReport iso = run(shared, Job{2, 1, 2}, CommMode::Isolated);
+  const TrainingReport pkt = run(shared, Job{2, 1, 2}, CommMode::Packet);
+  const double slowdown = static_cast<double>(longest_dp(pkt, 0)) / longest_dp(iso, 0);
+  CAPTURE(slowdown, iso.iteration_s, pkt.iteration_s);
+  // Two rings on one bottleneck: about twice as long (ring steps that do not overlap exactly
+  // and the isolated run's own idle moments make it somewhat less).
+  REQUIRE(slowdown > 1.5);
+  REQUIRE(slowdown < 2.3);
+  REQUIRE(pkt.iteration_s > iso.iteration_s);
+
+  // One switch: nothing shared but the NICs' own links, so the same rings do not slow down.
+  const net::Topology flat = single_switch(2, 2);
+  const TrainingReport iso_flat = run(flat, Job{2, 1, 2}, CommMode::Isolated);
+  const TrainingReport pkt_flat = run(flat, Job{2, 1, 2}, CommMode::Packet);
+  const double flat_ratio = static_cast<double>(longest_dp(pkt_flat, 0)) / longest_dp(iso_flat, 0);
+  CAPTURE(flat_ratio);
+  REQUIRE(flat_ratio == Approx(1.0).epsilon(0.02));
+  REQUIRE(pkt_flat.iteration_s == Approx(iso_flat.iteration_s).epsilon(0.02));
+}
+
+TEST_CASE("training on the fabric: a 3D job is slower on an oversubscribed fat tree",
+          "[workload][training][fabric]") {
+  const Job job{2, 2, 2};
+  // One switch: the isolated times hold within 2%.
+  const net::Topology flat = single_switch(4, 2);
+  const TrainingReport iso_flat = run(flat, job, CommMode::Isolated);
+  const TrainingReport pkt_flat = run(flat, job, CommMode::Packet);
+  CAPTURE(iso_flat.iteration_s, pkt_flat.iteration_s);
+  REQUIRE(pkt_flat.iteration_s == Approx(iso_flat.iteration_s).epsilon(0.02));
+  // 4:1 fat tree, a host per leaf: pipeline sends and both stages' gradient rings cross the
+  // uplinks at once; the isolated path never lets them meet.
+  const net::Topology tree = fat_tree(4, 2, 4.0);
+  const TrainingReport iso = run(tree, job, CommMode::Isolated);
+  const TrainingReport pkt = run(tree, job, CommMode::Packet);
+  CAPTURE(iso.iteration_s, pkt.iteration_s);
+  REQUIRE(pkt.iteration_s > 1.02 * iso.iteration_s);
+}
+
+TEST_CASE("training on the fabric: identical results for every thread count and partition",
+          "[workload][training][fabric]") {
+  const net::Topology tree = fat_tree(4, 2, 4.0);
+  const Job job{2, 2, 2};
+  const TrainingReport ref = run(tree, job, CommMode::Packet);
+  for (const auto& [threads, lps] :
+       {std::pair{1u, 4u}, std::pair{2u, 4u}, std::pair{2u, 7u}, std::pair{5u, 12u}}) {
+    CAPTURE(threads, lps);
+    const TrainingReport r = run(tree, job, CommMode::Packet, threads, lps);
+    REQUIRE(r.network_events == ref.network_events);
+    REQUIRE(r.comm_time == ref.comm_time);
+    REQUIRE(r.timeline.iteration == ref.timeline.iteration);
+    for (std::size_t k = 0; k < ref.timeline.ops.size(); ++k) {
+      for (std::size_t i = 0; i < ref.timeline.ops[k].size(); ++i) {
+        REQUIRE(r.timeline.ops[k][i].start == ref.timeline.ops[k][i].start);
+        REQUIRE(r.timeline.ops[k][i].end == ref.timeline.ops[k][i].end);
+      }
+    }
+  }
+}

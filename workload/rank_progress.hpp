@@ -1,0 +1,53 @@
+#pragma once
+// Where one rank stands in its operation DAG (training.hpp) while an executor runs it: the
+// dependencies each op still waits for, the ops each one releases, and its streams, which
+// behave as CUDA streams do (in list order within one, concurrent across them). A receive is
+// on no stream: it is posted when its dependencies are done.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "workload/training.hpp"
+#include "workload/training_exec.hpp"
+
+namespace fabricsim::workload {
+
+inline constexpr int kStreams = static_cast<int>(Stream::Count);
+
+struct RankProgress {
+  std::vector<std::uint32_t> waiting;  // per op: dependencies not yet done
+  std::vector<std::uint32_t> dependents_begin;
+  std::vector<std::uint32_t> dependents;
+  std::array<std::vector<std::uint32_t>, kStreams> stream_ops;
+  std::array<std::uint32_t, kStreams> head{};
+  std::array<bool, kStreams> busy{};
+  std::uint32_t done = 0;
+
+  // Throws std::invalid_argument naming rank r for an op that depends on a later one.
+  void init(const RankDag& rd, std::uint32_t r);
+
+  // The op heading stream s when it may start now (its stream free, its dependencies done),
+  // with the stream marked busy; -1 otherwise.
+  std::int64_t take(int s) {
+    if (busy[s] || head[s] >= stream_ops[s].size()) return -1;
+    const std::uint32_t i = stream_ops[s][head[s]];
+    if (waiting[i] != 0) return -1;
+    busy[s] = true;
+    return i;
+  }
+
+  // An op ended: its stream moves on (the caller releases its dependents).
+  void finish(const Op& op) {
+    ++done;
+    if (op.kind == OpKind::Recv) return;
+    const int s = static_cast<int>(op.stream);
+    busy[s] = false;
+    ++head[s];
+  }
+};
+
+// Throws std::runtime_error naming the first op of rank r that never ended (`ops`: its timings,
+// -1 for what never started or ended): a DAG that cannot finish, e.g. a cycle between ranks.
+[[noreturn]] void throw_stalled(const Dag& dag, std::uint32_t r, const std::vector<OpTiming>& ops);
+
+}  // namespace fabricsim::workload

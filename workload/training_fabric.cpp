@@ -1,0 +1,223 @@
+#include "workload/training_fabric.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "collectives/plan.hpp"
+#include "workload/comm_cost.hpp"
+#include "workload/plan_runner.hpp"
+#include "workload/rank_progress.hpp"
+
+namespace fabricsim::workload {
+namespace {
+
+using core::Time;
+
+class FabricAgent final : public net::HostApp {
+  using Ctx = core::Context<net::Network>;
+  static constexpr std::uint32_t kOpDone = PlanRunner::kFirstOwnerMsg;  // (rank, op)
+
+ public:
+  FabricAgent(const Dag& dag, const std::vector<Time>& kernel_time,
+              const collectives::RankLayout& layout, PlanRunner& runner)
+      : dag_(dag), kernel_time_(kernel_time), runner_(runner) {
+    if (kernel_time.size() != dag.kernels.size()) {
+      throw std::invalid_argument("training on the fabric: one duration per kernel needed");
+    }
+    const std::size_t n = dag.ranks.size();
+    if (n != layout.ranks.size()) {
+      throw std::invalid_argument(
+          fmt::format("the DAG has {} ranks, the cluster {} GPUs", n, layout.ranks.size()));
+    }
+    state_.resize(n);
+    out_.ops.resize(n);
+    std::size_t hosts = 0;
+    for (const collectives::RankInfo& r : layout.ranks) {
+      hosts = std::max(hosts, static_cast<std::size_t>(r.host) + 1);
+    }
+    host_ranks_.resize(hosts);
+    rank_host_.resize(n);
+    for (std::uint32_t r = 0; r < n; ++r) {
+      if (!dag.ranks[r].simulated) {
+        throw std::invalid_argument(
+            fmt::format("training on the fabric runs every replica, but rank {} was left out", r));
+      }
+      state_[r].init(dag.ranks[r], r);
+      out_.ops[r].assign(dag.ranks[r].ops.size(), OpTiming{-1, -1});
+      rank_host_[r] = static_cast<std::uint32_t>(layout.ranks[r].host);
+      host_ranks_[rank_host_[r]].push_back(r);
+    }
+    // Each communication's members, and which op of its rank each one runs.
+    op_base_.resize(dag.comms.size() + 1, 0);
+    for (std::size_t c = 0; c < dag.comms.size(); ++c) {
+      op_base_[c + 1] = op_base_[c] + dag.groups[dag.comms[c].group].size();
+    }
+    op_of_.assign(op_base_.back(), ~0u);
+  }
+
+  static void on_done(void* self, Ctx& ctx, std::uint32_t comm, std::uint32_t p) {
+    auto& a = *static_cast<FabricAgent*>(self);
+    const std::vector<int>& group = a.dag_.groups[a.dag_.comms[comm].group];
+    if (p >= group.size()) return;  // an NVSwitch agent
+    a.finish(ctx, static_cast<std::uint32_t>(group[p]), a.op_of_[a.op_base_[comm] + p]);
+  }
+
+  void on_start(Ctx& ctx, std::uint32_t host) override {
+    if (host >= host_ranks_.size()) return;
+    for (const std::uint32_t r : host_ranks_[host]) {
+      for (std::uint32_t i = 0; i < dag_.ranks[r].ops.size(); ++i) {
+        if (state_[r].waiting[i] == 0) became_ready(ctx, r, i);
+      }
+    }
+    runner_.flush(ctx, host);
+  }
+
+  void on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) override {
+    if (m.a == kOpDone) {
+      finish(ctx, m.b, static_cast<std::uint32_t>(m.c));
+      runner_.flush(ctx, host);
+    } else {
+      runner_.on_message(ctx, host, m);
+    }
+  }
+
+  void on_delivered(Ctx& ctx, std::uint32_t host, std::uint32_t flow,
+                    std::uint32_t messages) override {
+    runner_.on_delivered(ctx, host, flow, messages);
+  }
+
+  TrainingTimeline take() {
+    for (std::uint32_t r = 0; r < state_.size(); ++r) {
+      if (state_[r].done != dag_.ranks[r].ops.size()) throw_stalled(dag_, r, out_.ops[r]);
+    }
+    account(dag_, out_);
+    return std::move(out_);
+  }
+
+ private:
+  // Dependencies done: a receive is posted at once; anything else starts when it heads its
+  // stream and the stream is free.
+  void became_ready(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
+    const Op& op = dag_.ranks[r].ops[i];
+    if (op.kind == OpKind::Recv) {
+      start(ctx, r, i);
+    } else {
+      try_stream(ctx, r, static_cast<int>(op.stream));
+    }
+  }
+
+  void try_stream(Ctx& ctx, std::uint32_t r, int s) {
+    const std::int64_t i = state_[r].take(s);
+    if (i >= 0) start(ctx, r, static_cast<std::uint32_t>(i));
+  }
+
+  void start(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
+    const Op& op = dag_.ranks[r].ops[i];
+    out_.ops[r][i].start = ctx.now();
+    if (op.kind == OpKind::Compute) {
+      net_->host_send(ctx, rank_host_[r], kernel_time_[op.item], net::AppMsg{kOpDone, r, i});
+      return;
+    }
+    const std::vector<int>& group = dag_.groups[dag_.comms[op.item].group];
+    std::uint32_t p = 0;
+    if (op.kind == OpKind::Send || op.kind == OpKind::Recv) {
+      p = op.kind == OpKind::Send ? 0 : 1;
+      if (group.size() != 2 || group[p] != static_cast<int>(r)) {
+        throw std::invalid_argument(
+            fmt::format("rank {} op {} is a {} of transfer {}, whose ends are not it", r, i,
+                        op.kind == OpKind::Send ? "send" : "receive", op.item));
+      }
+    } else {
+      const auto it = std::find(group.begin(), group.end(), static_cast<int>(r));
+      if (it == group.end()) {
+        throw std::invalid_argument(fmt::format(
+            "rank {} op {} joins communication {}, whose group does not hold it", r, i, op.item));
+      }
+      p = static_cast<std::uint32_t>(it - group.begin());
+    }
+    op_of_[op_base_[op.item] + p] = i;
+    runner_.start(ctx, op.item, p);
+  }
+
+  void finish(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
+    RankProgress& st = state_[r];
+    const Op& op = dag_.ranks[r].ops[i];
+    out_.ops[r][i].end = ctx.now();
+    st.finish(op);
+    for (std::uint32_t k = st.dependents_begin[i]; k < st.dependents_begin[i + 1]; ++k) {
+      const std::uint32_t d = st.dependents[k];
+      if (--st.waiting[d] == 0) became_ready(ctx, r, d);
+    }
+    if (op.kind != OpKind::Recv) try_stream(ctx, r, static_cast<int>(op.stream));
+  }
+
+ public:
+  net::Network* net_ = nullptr;
+
+ private:
+  const Dag& dag_;
+  const std::vector<Time>& kernel_time_;
+  PlanRunner& runner_;
+  // Everything below is per rank (or per member of a communication): only the events of that
+  // rank's host touch it.
+  std::vector<RankProgress> state_;
+  TrainingTimeline out_;
+  std::vector<std::uint32_t> rank_host_;
+  std::vector<std::vector<std::uint32_t>> host_ranks_;
+  std::vector<std::size_t> op_base_;  // per comm: its members' entries in op_of_
+  std::vector<std::uint32_t> op_of_;  // per comm and member: the member's op
+};
+
+}  // namespace
+
+FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& kernel_time,
+                                      const net::Topology& topo, const net::NetworkConfig& cfg,
+                                      const collectives::RankLayout& layout,
+                                      const ExecParams& params, const net::RunOptions& run) {
+  PlanRunner runner(topo, params, layout.hw.net_overhead_us);
+  const CommShapes cs = comm_shapes(dag, layout);
+  std::vector<std::uint32_t> shape_id(cs.first.size());
+  for (std::size_t k = 0; k < cs.first.size(); ++k) {
+    const collectives::RankLayout members = comm_members(dag, cs.first[k], layout);
+    shape_id[k] = runner.add_shape(
+        collectives::make_plan(comm_call(dag.comms[cs.first[k]]), members, run.threads),
+        members.ranks);
+  }
+  // Instance c is communication c.
+  for (std::size_t c = 0; c < dag.comms.size(); ++c) {
+    runner.add_instance(shape_id[cs.shape_of[c]], comm_members(dag, c, layout).ranks);
+  }
+  FabricAgent agent(dag, kernel_time, layout, runner);
+  net::Network network(topo, cfg, runner.take_flows());
+  network.set_app(&agent, params.host_delay);
+  runner.add_channels(network);
+  runner.attach(&network, &FabricAgent::on_done, &agent);
+  agent.net_ = &network;
+
+  FabricTraining out;
+  out.net = network.run(run);
+  out.timeline = agent.take();
+  out.shapes = cs.first.size();
+  out.queue_pairs = runner.queue_pairs();
+  // When each communication's data started to move, as account() reads it.
+  std::vector<Time> moving(dag.comms.size(), -1);
+  for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
+    const RankDag& rd = dag.ranks[r];
+    for (std::size_t i = 0; i < rd.ops.size(); ++i) {
+      const Op& op = rd.ops[i];
+      if (op.kind == OpKind::Collective || op.kind == OpKind::Send) {
+        moving[op.item] = std::max(moving[op.item], out.timeline.ops[r][i].start);
+      }
+    }
+  }
+  out.comm_time.resize(dag.comms.size());
+  for (std::size_t c = 0; c < dag.comms.size(); ++c) {
+    const PlanRunner::InstanceResult ir = runner.result(static_cast<std::uint32_t>(c));
+    out.comm_time[c] = std::max<Time>(0, ir.end - moving[c]);
+  }
+  return out;
+}
+
+}  // namespace fabricsim::workload
