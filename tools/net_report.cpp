@@ -67,6 +67,23 @@ std::string fct_slowdown_csv(const std::vector<net::FlowSpec>& flows, const net:
   return out;
 }
 
+std::vector<BusyLink> busiest_links(const net::Topology& topo, const net::NetworkResult& r,
+                                    core::Time over, std::size_t n) {
+  std::vector<BusyLink> all;
+  for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
+    for (net::PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
+      const net::PortStats& s = r.ports[r.port_base[v] + p];
+      all.push_back({topo.nodes[v].name + " -> " + topo.nodes[topo.peer(v, p)].name,
+                     over > 0 ? double(s.busy) / double(over) : 0.0});
+    }
+  }
+  // Busiest first; ties keep the topology's order.
+  std::stable_sort(all.begin(), all.end(),
+                   [](const BusyLink& a, const BusyLink& b) { return a.share > b.share; });
+  if (all.size() > n) all.resize(n);
+  return all;
+}
+
 std::string network_summary(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
                             const net::NetworkResult& r) {
   std::vector<double> fct;
@@ -104,30 +121,17 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
     }
   }
   // The busiest port, and totals over all ports.
-  std::size_t busiest = 0;
-  double busiest_share = -1;
   std::uint64_t marks = 0, pauses = 0, drops = 0, max_queue = 0;
   core::Time paused = 0;
-  for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
-    for (net::PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
-      const std::size_t i = r.port_base[v] + p;
-      const net::PortStats& s = r.ports[i];
-      const double share = r.end > 0 ? double(s.busy) / double(r.end) : 0;
-      if (share > busiest_share) busiest_share = share, busiest = i;
-      marks += s.ecn_marks;
-      pauses += s.pauses_sent;
-      drops += s.drops;
-      paused += s.paused;
-      max_queue = std::max(max_queue, s.max_queue_bytes);
-    }
+  for (const net::PortStats& s : r.ports) {
+    marks += s.ecn_marks;
+    pauses += s.pauses_sent;
+    drops += s.drops;
+    paused += s.paused;
+    max_queue = std::max(max_queue, s.max_queue_bytes);
   }
-  for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
-    const std::size_t base = r.port_base[v];
-    if (busiest >= base && busiest < base + topo.nodes[v].ports.size()) {
-      const auto p = static_cast<net::PortId>(busiest - base);
-      out += fmt::format("busiest link      {} -> {}: {:.1f}% busy\n", topo.nodes[v].name,
-                         topo.nodes[topo.peer(v, p)].name, 100 * busiest_share);
-    }
+  for (const BusyLink& l : busiest_links(topo, r, r.end, 1)) {
+    out += fmt::format("busiest link      {}: {:.1f}% busy\n", l.name, 100 * l.share);
   }
   out += fmt::format(
       "queues            max {} bytes; ECN marks {}; PFC pauses {} ({:.1f} us paused in all)\n",

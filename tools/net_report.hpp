@@ -8,6 +8,14 @@
 
 namespace fabricsim::tools {
 
+// The n links busiest over `over` (simulated time): "node -> peer" and busy time / over.
+struct BusyLink {
+  std::string name;
+  double share = 0;
+};
+std::vector<BusyLink> busiest_links(const net::Topology& topo, const net::NetworkResult& r,
+                                    core::Time over, std::size_t n);
+
 std::string network_summary(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
                             const net::NetworkResult& r);
 

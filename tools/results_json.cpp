@@ -117,12 +117,14 @@ std::string results_json(const Scenario& sc, const workload::TrainingReport& r) 
       "    \"tflops_per_gpu\": {:.3f},\n    \"mfu\": {:.5f},\n"
       "    \"memory_GB\": {:.3f},\n    \"memory_weights_GB\": {:.3f},\n"
       "    \"memory_gradients_GB\": {:.3f},\n    \"memory_optimizer_GB\": {:.3f},\n"
-      "    \"memory_activations_GB\": {:.3f},\n    \"model_flops\": {:.6e}\n  }}\n}}\n",
+      "    \"memory_activations_GB\": {:.3f},\n    \"model_flops\": {:.6e},\n"
+      "    \"network\": \"{}\",\n    \"network_events\": {},\n    \"queue_pairs\": {}\n  }}\n}}\n",
       r.iteration_s, r.compute_s, exposed, r.exposed_s[int(workload::Stream::Tp)],
       r.exposed_s[int(workload::Stream::PpSend)] + r.exposed_s[int(workload::Stream::PpRecv)],
       r.exposed_s[int(workload::Stream::Dp)], r.exposed_s[int(workload::Stream::Ep)], r.bubble_s,
       r.tflops_per_gpu, r.mfu, m.total() / 1e9, m.weights / 1e9, m.gradients / 1e9,
-      m.optimizer / 1e9, m.activations / 1e9, r.dag.model_flops);
+      m.optimizer / 1e9, m.activations / 1e9, r.dag.model_flops, workload::name(r.comm),
+      r.network_events, r.queue_pairs);
   return out;
 }
 

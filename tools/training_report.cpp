@@ -68,6 +68,10 @@ workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
   in.exec = t.exec;
   in.comm = t.comm;
   in.run = ns.run;
+  // One packet-level run: the kernel's own progress line (isolated runs report per shape).
+  if (t.comm == workload::CommMode::Packet && progress_wanted(quiet)) {
+    in.run.progress = show_progress;
+  }
   auto start = std::chrono::steady_clock::now();
   if (progress_wanted(quiet)) {
     in.progress = show_comm_progress;
@@ -156,6 +160,16 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
         "network: packet (every rank's communications on one shared fabric): {} plans, {} queue "
         "pairs, {} events\n",
         r.comm_shapes, r.queue_pairs, r.network_events);
+    // Where the fabric was busiest: the links a slow iteration should be read from.
+    const core::Time it_ps = r.timeline.iteration;
+    std::string links;
+    for (const BusyLink& l : busiest_links(sc.net->topology, r.fabric, it_ps, 3)) {
+      links += fmt::format("{}{} {:.1f}%", links.empty() ? "" : ", ", l.name, 100 * l.share);
+    }
+    std::uint64_t pauses = 0, marks = 0;
+    for (const net::PortStats& p : r.fabric.ports) pauses += p.pauses_sent, marks += p.ecn_marks;
+    out += fmt::format("busiest links (busy share of the iteration): {}\n", links);
+    out += fmt::format("fabric: {} ECN marks, {} PFC pauses\n", marks, pauses);
   } else {
     out += fmt::format(
         "network: isolated (each of {} distinct communications alone on an idle fabric, its time "

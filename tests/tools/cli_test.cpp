@@ -328,6 +328,9 @@ TEST_CASE("fabricsim run on a training scenario writes its trace and results", "
                          : "--set training.network=isolated") +
       " --out " + out);
   REQUIRE(o.status == 0);
+  // The shared fabric's run names where it was busiest.
+  if (packet)
+    REQUIRE_THAT(o.text, Catch::Contains("busiest links (busy share of the iteration): "));
   for (const char* f : {"/trace.json", "/results.json"}) {
     std::FILE* in = std::fopen((out + f).c_str(), "r");
     REQUIRE(in != nullptr);
@@ -368,6 +371,8 @@ TEST_CASE("fabricsim run on a training scenario writes its trace and results", "
       }
     } else {
       REQUIRE_THAT(text, Catch::Contains("\"iteration_s\":") && Catch::Contains("\"mfu\":"));
+      REQUIRE_THAT(
+          text, Catch::Contains(packet ? "\"network\": \"packet\"" : "\"network\": \"isolated\""));
     }
   }
 }
