@@ -65,24 +65,27 @@ int gate(int ran, int missed, int failed) {
 }
 
 int validate_training_suite(const std::string& manifest, const std::vector<std::string>& only,
-                            double bar, const std::string& csv) {
+                            const std::vector<std::string>& sets, double bar,
+                            const std::string& csv) {
   int failed = 0, met = 0, total = 0;
-  std::string table = "case,measured_s,simulated_s,error\n";
+  std::string table = "case,network,measured_s,simulated_s,error\n";
   const std::vector<TrainingCase> cases = load_training_manifest(manifest);
   std::vector<std::string> names;
   for (const TrainingCase& c : cases) names.push_back(c.name);
   check_selection(only, names, manifest);
-  std::printf("%-34s %10s %10s %8s  %s\n", "case", "measured", "simulated", "error",
-              fmt::format("bar (within {:g}%)", 100 * bar).c_str());
+  std::printf("%-34s %-8s %10s %10s %8s  %s\n", "case", "network", "measured", "simulated",
+              "error", fmt::format("bar (within {:g}%)", 100 * bar).c_str());
   for (const TrainingCase& c : cases) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
     try {
-      const TrainingCheck r = validate_training(c);
+      const TrainingCheck r = validate_training(c, sets);
+      const char* mode = workload::name(r.report.comm);
       const bool ok = std::abs(r.error()) <= bar;
       met += ok;
       ++total;
-      table += fmt::format("{},{},{},{}\n", c.name, c.measured_s, r.report.iteration_s, r.error());
-      std::printf("%-34s %9.3fs %9.3fs %+7.1f%%  %s\n", c.name.c_str(), c.measured_s,
+      table += fmt::format("{},{},{},{},{}\n", c.name, mode, c.measured_s, r.report.iteration_s,
+                           r.error());
+      std::printf("%-34s %-8s %9.3fs %9.3fs %+7.1f%%  %s\n", c.name.c_str(), mode, c.measured_s,
                   r.report.iteration_s, 100 * r.error(), ok ? "met" : "MISSED");
     } catch (const std::exception& ex) {
       std::fprintf(stderr, "error: %s: %s\n", c.name.c_str(), ex.what());
@@ -123,7 +126,8 @@ int cmd_validate(const std::vector<std::string>& args) {
       "CSV; needs --scenario")("scenario", po::value(&scenario),
                                "with --measured: the scenario of the measured system")(
       "set", po::value(&sets)->composing(),
-      "with --measured: override a scenario key (repeatable)")(
+      "override a scenario key (repeatable): with --measured, or in every case of --suite "
+      "training (e.g. training.network=packet)")(
       "ignore-known-gaps",
       "a dataset the manifest marks as a known gap does not fail the run when it misses");
   po::variables_map vm;
@@ -138,7 +142,7 @@ int cmd_validate(const std::vector<std::string>& args) {
       throw std::invalid_argument("--max-median-error applies to --suite busbw; use --max-error");
     }
     return validate_training_suite(
-        manifest.empty() ? "scenarios/validation/training/manifest.yaml" : manifest, only,
+        manifest.empty() ? "scenarios/validation/training/manifest.yaml" : manifest, only, sets,
         max_error.empty() ? kTrainingBar : parse_percent(max_error, "max-error"), csv);
   }
   if (suite != "busbw") {

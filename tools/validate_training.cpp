@@ -40,8 +40,8 @@ std::vector<TrainingCase> load_training_manifest(const std::string& path) {
   return out;
 }
 
-TrainingCheck validate_training(const TrainingCase& c) {
-  const Scenario sc = load_scenario(c.scenario);
+TrainingCheck validate_training(const TrainingCase& c, const std::vector<std::string>& sets) {
+  const Scenario sc = load_scenario(c.scenario, sets);
   if (!sc.net || !sc.net->training) {
     throw ScenarioError(c.scenario + ": not a training scenario (no training: section)");
   }

@@ -27,7 +27,8 @@ struct TrainingCheck {
   double error() const { return (report.iteration_s - c.measured_s) / c.measured_s; }
 };
 
-TrainingCheck validate_training(const TrainingCase& c);
+// `sets`: scenario keys overridden in every case (--set), e.g. training.network=packet.
+TrainingCheck validate_training(const TrainingCase& c, const std::vector<std::string>& sets = {});
 
 // The training issue's bar: the simulated iteration time within 15% of the published one.
 inline constexpr double kTrainingBar = 0.15;

@@ -6,6 +6,7 @@
 
 #include "compute/gpu.hpp"
 #include "net/topology/build.hpp"
+#include "tests/workload/test_models.hpp"
 #include "workload/training_run.hpp"
 
 using namespace fabricsim;
@@ -13,18 +14,7 @@ using namespace fabricsim::workload;
 
 namespace {
 
-ModelSpec gpt(int layers, int hidden, int heads, int seq, int vocab) {
-  ModelSpec m;
-  m.name = "test-gpt";
-  m.layers = layers;
-  m.hidden = hidden;
-  m.ffn_hidden = 4 * hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.seq_len = seq;
-  m.vocab = vocab;
-  return m;
-}
+using test::gpt;
 
 net::HostParams host(std::uint32_t gpus) {
   net::HostParams h;

@@ -8,6 +8,7 @@
 
 #include "compute/gpu.hpp"
 #include "net/topology/build.hpp"
+#include "tests/workload/test_models.hpp"
 #include "workload/training_exec.hpp"
 #include "workload/training_run.hpp"
 
@@ -16,18 +17,7 @@ using namespace fabricsim::workload;
 
 namespace {
 
-ModelSpec gpt(int layers, int hidden, int heads, int seq, int vocab) {
-  ModelSpec m;
-  m.name = "test-gpt";
-  m.layers = layers;
-  m.hidden = hidden;
-  m.ffn_hidden = 4 * hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.seq_len = seq;
-  m.vocab = vocab;
-  return m;
-}
+using test::gpt;
 
 double rank_flops(const Dag& dag, std::size_t r) {
   double f = 0;
