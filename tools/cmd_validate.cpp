@@ -73,8 +73,8 @@ int validate_training_suite(const std::string& manifest, const std::vector<std::
   std::vector<std::string> names;
   for (const TrainingCase& c : cases) names.push_back(c.name);
   check_selection(only, names, manifest);
-  std::printf("%-34s %-8s %10s %10s %8s  %s\n", "case", "network", "measured", "simulated",
-              "error", fmt::format("bar (within {:g}%)", 100 * bar).c_str());
+  std::printf("%-34s %-8s %10s %10s %8s  %s\n", "case", "network", "measured", "simulated", "error",
+              fmt::format("bar (within {:g}%)", 100 * bar).c_str());
   for (const TrainingCase& c : cases) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
     try {

@@ -81,6 +81,7 @@ struct TrainingSection {
   collectives::Hardware hw;  // what NCCL's tuning model knows about the cluster
   workload::ExecParams exec;
   workload::CommMode comm = workload::CommMode::Packet;  // `network: packet | isolated`
+  std::vector<double> slowdown;                          // `stragglers`: per rank, empty when none
 };
 
 // A packet-level network run: cluster + network + workload.flows, collectives or training.

@@ -116,15 +116,42 @@ workload::CommMode read_comm_mode(const Section& t) {
              : workload::CommMode::Isolated;
 }
 
+// `stragglers`: GPUs (or every GPU of a host) whose kernels run slower by a factor. Returns one
+// factor per rank (rank r is the cluster's r-th GPU), or nothing when none is listed.
+std::vector<double> read_stragglers(const Section& t, const net::Topology& topo) {
+  std::vector<std::uint32_t> first_rank;  // per host
+  std::uint32_t gpus = 0;
+  for (const net::Host& h : topo.hosts) first_rank.push_back(gpus), gpus += h.gpus;
+  std::vector<double> out;
+  for (const Section& s : t.items("stragglers")) {
+    s.only({"host", "gpu", "factor"});
+    const auto host = static_cast<std::uint32_t>(
+        s.uint("host", std::nullopt, 0, static_cast<std::uint64_t>(topo.hosts.size()) - 1));
+    const std::uint32_t n = topo.hosts[host].gpus;
+    if (n == 0) s.fail_key("host", fmt::format("host {} has no GPUs", topo.hosts[host].name));
+    std::uint32_t lo = 0, hi = n;
+    if (s.has("gpu")) {
+      lo = static_cast<std::uint32_t>(s.uint("gpu", std::nullopt, 0, n - 1));
+      hi = lo + 1;
+    }
+    // Kernels up to 100x slower (or a faster GPU, down to a tenth of the time).
+    const double factor = s.real("factor", std::nullopt, 0.1, 100.0);
+    if (out.empty()) out.assign(gpus, 1.0);
+    for (std::uint32_t g = lo; g < hi; ++g) out[first_rank[host] + g] = factor;
+  }
+  return out;
+}
+
 }  // namespace
 
 // `import: FILE`: a workload file written by SimAI's AICB generator; parallelism comes from its
 // header, compute times from its lines.
 TrainingSection read_import(const Section& t, const net::Topology& topo) {
-  t.only(comm_model_keys({"import", "format", "network"}));
+  t.only(comm_model_keys({"import", "format", "network", "stragglers"}));
   t.choice("format", "aicb", {"aicb"});
   TrainingSection s;
   s.comm = read_comm_mode(t);
+  s.slowdown = read_stragglers(t, topo);
   s.gpu = cluster_gpu(t, topo);
   std::uint32_t gpus = 0;
   for (const net::Host& h : topo.hosts) gpus += h.gpus;
@@ -139,8 +166,10 @@ TrainingSection read_import(const Section& t, const net::Topology& topo) {
   std::ifstream in(p);
   if (!in) t.fail_key("import", fmt::format("cannot open '{}'", p.string()));
   try {
-    workload::AicbWorkload w = workload::import_aicb(in, p.string(), static_cast<int>(gpus),
-                                                     s.comm == workload::CommMode::Isolated);
+    // One replica only when the isolated path may assume the replicas alike.
+    workload::AicbWorkload w =
+        workload::import_aicb(in, p.string(), static_cast<int>(gpus),
+                              s.comm == workload::CommMode::Isolated && s.slowdown.empty());
     const workload::AicbHeader& h = w.header;
     s.imported = std::move(w.dag);
     s.config.tp = h.tp;
@@ -157,12 +186,29 @@ TrainingSection read_import(const Section& t, const net::Topology& topo) {
 
 TrainingSection read_training(const Section& t, const net::Topology& topo) {
   if (t.has("import")) return read_import(t, topo);
-  t.only(comm_model_keys({"model", "tp", "pp", "dp", "ep", "sequence_parallel", "schedule",
-                          "virtual_stages", "micro_batch", "global_batch", "recompute", "zero",
-                          "attention", "dtype", "grad_dtype", "bucket_params",
-                          "overlap_grad_reduce", "kernels", "network"}));
+  t.only(comm_model_keys({"model",
+                          "tp",
+                          "pp",
+                          "dp",
+                          "ep",
+                          "sequence_parallel",
+                          "schedule",
+                          "virtual_stages",
+                          "micro_batch",
+                          "global_batch",
+                          "recompute",
+                          "zero",
+                          "attention",
+                          "dtype",
+                          "grad_dtype",
+                          "bucket_params",
+                          "overlap_grad_reduce",
+                          "kernels",
+                          "network",
+                          "stragglers"}));
   TrainingSection s;
   s.comm = read_comm_mode(t);
+  s.slowdown = read_stragglers(t, topo);
   s.model = read_model(t);
   s.gpu = cluster_gpu(t, topo);
   workload::TrainingConfig& c = s.config;

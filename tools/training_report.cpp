@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -51,6 +52,27 @@ std::string pct(double part, double whole) {
   return whole > 0 ? fmt::format("{:5.1f}%", 100.0 * part / whole) : "    -";
 }
 
+// One line: where the chain of ops that set the iteration time spent it.
+std::string critical_path_summary(const workload::TrainingReport& r) {
+  const workload::CriticalPath& cp = r.critical;
+  if (cp.steps.empty()) return {};
+  static constexpr const char* kPhases[] = {"forward", "backward", "recompute", "optimizer"};
+  std::string parts;
+  const auto add = [&](const char* what, core::Time t) {
+    if (t > 0) parts += fmt::format("{}{} {:.4f} s", parts.empty() ? "" : ", ", what, t * 1e-12);
+  };
+  for (int p = 0; p < 4; ++p) add(kPhases[p], cp.compute[p]);
+  for (int s = 0; s < static_cast<int>(Stream::Count); ++s) add(stream_name(s), cp.comm[s]);
+  add("idle", cp.idle);
+  std::string ranks;
+  for (std::size_t k = 0; k < cp.ranks.size() && k < 6; ++k) {
+    ranks += fmt::format("{}{}", k ? ", " : "", cp.ranks[k]);
+  }
+  if (cp.ranks.size() > 6) ranks += ", ...";
+  return fmt::format("critical path       {}; through {} rank(s) ({})\n", parts, cp.ranks.size(),
+                     ranks);
+}
+
 }  // namespace
 
 workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
@@ -67,6 +89,7 @@ workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
   in.hw = t.hw;
   in.exec = t.exec;
   in.comm = t.comm;
+  in.slowdown = t.slowdown;
   in.run = ns.run;
   // One packet-level run: the kernel's own progress line (isolated runs report per shape).
   if (t.comm == workload::CommMode::Packet && progress_wanted(quiet)) {
@@ -126,6 +149,16 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
   } else {
     out = model_summary(t, r);
   }
+  if (!t.slowdown.empty()) {
+    std::size_t slow = 0;
+    double worst = 1.0;
+    for (const double f : t.slowdown) {
+      slow += f != 1.0;
+      if (std::abs(f - 1.0) > std::abs(worst - 1.0)) worst = f;
+    }
+    out += fmt::format("stragglers          {} GPU(s) with kernel times scaled, up to x{:.2f}\n",
+                       slow, worst);
+  }
   const double it = r.iteration_s;
   out += fmt::format("iteration time      {:.4f} s\n", it);
   out += fmt::format("  compute           {:.4f} s {}\n", r.compute_s, pct(r.compute_s, it));
@@ -139,6 +172,7 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
     }
   }
   out += fmt::format("  bubble and waits  {:.4f} s {}\n", r.bubble_s, pct(r.bubble_s, it));
+  out += critical_path_summary(r);
   if (r.dag.model_flops > 0) {
     out += fmt::format(
         "throughput          {:.1f} TFLOP/s per GPU (model FLOPs), MFU {:.1f}% of "

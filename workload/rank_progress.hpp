@@ -4,6 +4,7 @@
 // behave as CUDA streams do (in list order within one, concurrent across them). A receive is
 // on no stream: it is posted when its dependencies are done.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -45,6 +46,16 @@ struct RankProgress {
     ++head[s];
   }
 };
+
+// A compute op's duration on rank r: its kernel's time, times the rank's slowdown (a straggler;
+// `slowdown` is empty when every rank runs at full speed).
+inline core::Time kernel_duration(const std::vector<core::Time>& kernel_time,
+                                  const std::vector<double>& slowdown, std::uint32_t r,
+                                  std::uint32_t kernel) {
+  const core::Time t = kernel_time[kernel];
+  if (slowdown.empty() || slowdown[r] == 1.0) return t;
+  return static_cast<core::Time>(std::llround(static_cast<double>(t) * slowdown[r]));
+}
 
 // Throws std::runtime_error naming the first op of rank r that never ended (`ops`: its timings,
 // -1 for what never started or ended): a DAG that cannot finish, e.g. a cycle between ranks.

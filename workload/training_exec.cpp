@@ -25,8 +25,8 @@ struct Done {
 class Executor {
  public:
   Executor(const Dag& dag, const std::vector<core::Time>& kernel_time,
-           const std::vector<core::Time>& comm_time)
-      : dag_(dag), kernel_time_(kernel_time), comm_time_(comm_time) {
+           const std::vector<core::Time>& comm_time, const std::vector<double>& slowdown)
+      : dag_(dag), kernel_time_(kernel_time), comm_time_(comm_time), slowdown_(slowdown) {
     if (kernel_time.size() != dag.kernels.size() || comm_time.size() != dag.comms.size()) {
       throw std::invalid_argument("execute_training: one duration per kernel and per comm needed");
     }
@@ -95,7 +95,9 @@ class Executor {
     out_.ops[r][i].start = now;
     switch (op.kind) {
       case OpKind::Compute:
-        push(r, i, core::later(now, kernel_time_[op.item], "a compute op"));
+        push(
+            r, i,
+            core::later(now, kernel_duration(kernel_time_, slowdown_, r, op.item), "a compute op"));
         return;
       case OpKind::Send: {
         transfer_start_[op.item] = now;
@@ -149,6 +151,7 @@ class Executor {
   const Dag& dag_;
   const std::vector<core::Time>& kernel_time_;
   const std::vector<core::Time>& comm_time_;
+  const std::vector<double>& slowdown_;
   std::vector<RankProgress> state_;
   std::vector<std::uint32_t> arrived_;
   // Collectives: (rank, op) of the members that arrived; receives: the waiting op.
@@ -266,8 +269,12 @@ void account(const Dag& dag, TrainingTimeline& out) {
 }
 
 TrainingTimeline execute_training(const Dag& dag, const std::vector<core::Time>& kernel_time,
-                                  const std::vector<core::Time>& comm_time) {
-  return Executor(dag, kernel_time, comm_time).run();
+                                  const std::vector<core::Time>& comm_time,
+                                  const std::vector<double>& slowdown) {
+  if (!slowdown.empty() && slowdown.size() != dag.ranks.size()) {
+    throw std::invalid_argument("execute_training: one slowdown per rank needed");
+  }
+  return Executor(dag, kernel_time, comm_time, slowdown).run();
 }
 
 }  // namespace fabricsim::workload

@@ -45,7 +45,9 @@ void account(const Dag& dag, TrainingTimeline& timeline);
 
 // kernel_time[i] is Dag::kernels[i]'s duration, comm_time[i] Dag::comms[i]'s. Throws
 // std::runtime_error naming a stuck op if the DAG cannot finish (a cycle between ranks).
+// `slowdown`: per rank, a factor on its kernels' times (empty: none).
 TrainingTimeline execute_training(const Dag& dag, const std::vector<core::Time>& kernel_time,
-                                  const std::vector<core::Time>& comm_time);
+                                  const std::vector<core::Time>& comm_time,
+                                  const std::vector<double>& slowdown = {});
 
 }  // namespace fabricsim::workload

@@ -21,10 +21,14 @@ class FabricAgent final : public net::HostApp {
 
  public:
   FabricAgent(const Dag& dag, const std::vector<Time>& kernel_time,
-              const collectives::RankLayout& layout, PlanRunner& runner)
-      : dag_(dag), kernel_time_(kernel_time), runner_(runner) {
+              const std::vector<double>& slowdown, const collectives::RankLayout& layout,
+              PlanRunner& runner)
+      : dag_(dag), kernel_time_(kernel_time), slowdown_(slowdown), runner_(runner) {
     if (kernel_time.size() != dag.kernels.size()) {
       throw std::invalid_argument("training on the fabric: one duration per kernel needed");
+    }
+    if (!slowdown.empty() && slowdown.size() != dag.ranks.size()) {
+      throw std::invalid_argument("training on the fabric: one slowdown per rank needed");
     }
     const std::size_t n = dag.ranks.size();
     if (n != layout.ranks.size()) {
@@ -117,7 +121,8 @@ class FabricAgent final : public net::HostApp {
     const Op& op = dag_.ranks[r].ops[i];
     out_.ops[r][i].start = ctx.now();
     if (op.kind == OpKind::Compute) {
-      net_->host_send(ctx, rank_host_[r], kernel_time_[op.item], net::AppMsg{kOpDone, r, i});
+      net_->host_send(ctx, rank_host_[r], kernel_duration(kernel_time_, slowdown_, r, op.item),
+                      net::AppMsg{kOpDone, r, i});
       return;
     }
     const std::vector<int>& group = dag_.groups[dag_.comms[op.item].group];
@@ -159,6 +164,7 @@ class FabricAgent final : public net::HostApp {
  private:
   const Dag& dag_;
   const std::vector<Time>& kernel_time_;
+  const std::vector<double>& slowdown_;
   PlanRunner& runner_;
   // Everything below is per rank (or per member of a communication): only the events of that
   // rank's host touch it.
@@ -175,7 +181,8 @@ class FabricAgent final : public net::HostApp {
 FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& kernel_time,
                                       const net::Topology& topo, const net::NetworkConfig& cfg,
                                       const collectives::RankLayout& layout,
-                                      const ExecParams& params, const net::RunOptions& run) {
+                                      const ExecParams& params, const net::RunOptions& run,
+                                      const std::vector<double>& slowdown) {
   PlanRunner runner(topo, params, layout.hw.net_overhead_us);
   const CommShapes cs = comm_shapes(dag, layout);
   std::vector<std::uint32_t> shape_id(cs.first.size());
@@ -189,7 +196,7 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
   for (std::size_t c = 0; c < dag.comms.size(); ++c) {
     runner.add_instance(shape_id[cs.shape_of[c]], comm_members(dag, c, layout).ranks);
   }
-  FabricAgent agent(dag, kernel_time, layout, runner);
+  FabricAgent agent(dag, kernel_time, slowdown, layout, runner);
   net::Network network(topo, cfg, runner.take_flows());
   network.set_app(&agent, params.host_delay);
   runner.add_channels(network);

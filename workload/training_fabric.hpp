@@ -32,9 +32,11 @@ struct FabricTraining {
 // `layout`: every GPU of `topo` (rank_layout); every rank of the DAG must be simulated (all
 // replicas built). Throws std::invalid_argument for a DAG or plan that does not fit the
 // cluster, std::runtime_error naming the op that never ends when the DAG stalls.
+// `slowdown`: per rank, a factor on its kernels' times (empty: none).
 FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<core::Time>& kernel_time,
                                       const net::Topology& topo, const net::NetworkConfig& cfg,
                                       const collectives::RankLayout& layout,
-                                      const ExecParams& params, const net::RunOptions& run);
+                                      const ExecParams& params, const net::RunOptions& run,
+                                      const std::vector<double>& slowdown = {});
 
 }  // namespace fabricsim::workload

@@ -41,6 +41,10 @@ TrainingReport simulate_training(const TrainingInputs& in) {
         fmt::format("tp x pp x dp = {} x {} x {} = {} ranks, but the cluster has {} GPUs", c.tp,
                     c.pp, c.dp, c.world(), gpus));
   }
+  if (!in.slowdown.empty() && in.slowdown.size() != static_cast<std::size_t>(gpus)) {
+    throw std::invalid_argument(fmt::format("{} straggler factors for {} GPUs: one per GPU needed",
+                                            in.slowdown.size(), gpus));
+  }
   TrainingReport rep;
   const bool packet = in.comm == CommMode::Packet && !in.free_communication;
   rep.comm = packet ? CommMode::Packet : CommMode::Isolated;
@@ -50,7 +54,7 @@ TrainingReport simulate_training(const TrainingInputs& in) {
     rep.memory = check_memory(in.model, c, in.gpu);
     // On the shared fabric every replica runs: contention between them is the point.
     TrainingConfig built = c;
-    built.one_replica = !packet;
+    built.one_replica = !packet && in.slowdown.empty();
     rep.dag = build_training(in.model, built);
   }
   const Dag& dag = rep.dag;
@@ -63,8 +67,9 @@ TrainingReport simulate_training(const TrainingInputs& in) {
   }
   rep.comm_time.assign(dag.comms.size(), 0);
   if (packet) {
-    FabricTraining f = run_training_on_fabric(dag, rep.kernel_time, *in.topology, *in.network,
-                                              rank_layout(*in.topology, in.hw), in.exec, in.run);
+    FabricTraining f =
+        run_training_on_fabric(dag, rep.kernel_time, *in.topology, *in.network,
+                               rank_layout(*in.topology, in.hw), in.exec, in.run, in.slowdown);
     rep.timeline = std::move(f.timeline);
     rep.comm_time = std::move(f.comm_time);
     rep.comm_shapes = f.shapes;
@@ -80,7 +85,10 @@ TrainingReport simulate_training(const TrainingInputs& in) {
     rep.network_events = t.events;
     rep.comm_side_by_side = t.side_by_side;
   }
-  if (!packet) rep.timeline = execute_training(dag, rep.kernel_time, rep.comm_time);
+  if (!packet) {
+    rep.timeline = execute_training(dag, rep.kernel_time, rep.comm_time, in.slowdown);
+  }
+  rep.critical = critical_path(dag, rep.timeline);
 
   double n = 0;
   for (const RankDag& rd : dag.ranks) n += rd.simulated ? 1 : 0;

@@ -13,6 +13,7 @@
 #include "net/topology/topology.hpp"
 #include "workload/collective_exec.hpp"
 #include "workload/comm_cost.hpp"
+#include "workload/critical_path.hpp"
 #include "workload/training.hpp"
 #include "workload/training_exec.hpp"
 
@@ -40,6 +41,9 @@ struct TrainingInputs {
   ExecParams exec;
   net::RunOptions run;
   CommMode comm = CommMode::Packet;
+  // Per rank (empty: none), a factor on its kernels' times: a straggler GPU. Every replica then
+  // runs in isolated mode too, since replicas are no longer alike.
+  std::vector<double> slowdown;
   bool free_communication = false;  // every communication takes no time (schedule tests)
   // A DAG imported from a workload file (aicb_import.hpp) instead of the model's: no memory
   // estimate, and no model FLOPs (TFLOP/s and MFU stay 0). `config` still gives tp and dp. In
@@ -55,6 +59,7 @@ struct TrainingReport {
   std::vector<compute::KernelTime> kernel_source;  // per kernel: path and source
   std::vector<core::Time> comm_time;
   TrainingTimeline timeline;
+  CriticalPath critical;  // the chain of ops that set the iteration time
   MemoryEstimate memory;
   // Averages over ranks, seconds: compute + exposed + bubble = iteration.
   double iteration_s = 0;

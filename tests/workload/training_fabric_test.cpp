@@ -57,7 +57,7 @@ struct Job {
 };
 
 TrainingReport run(const net::Topology& topo, Job job, CommMode mode, unsigned threads = 1,
-                   std::uint32_t lps = 1) {
+                   std::uint32_t lps = 1, std::vector<double> slowdown = {}) {
   static const compute::KernelDb db;
   static const net::NetworkConfig cfg;
   TrainingInputs in;
@@ -72,6 +72,7 @@ TrainingReport run(const net::Topology& topo, Job job, CommMode mode, unsigned t
   in.topology = &topo;
   in.network = &cfg;
   in.comm = mode;
+  in.slowdown = std::move(slowdown);
   in.run.threads = threads;
   in.run.lps = lps;
   return simulate_training(in);
@@ -167,5 +168,27 @@ TEST_CASE("training on the fabric: identical results for every thread count and 
         REQUIRE(r.timeline.ops[k][i].end == ref.timeline.ops[k][i].end);
       }
     }
+  }
+}
+
+TEST_CASE("training: a straggler GPU holds its data-parallel group back by its own compute",
+          "[workload][training][fabric]") {
+  // Data parallelism over two hosts of one GPU each; rank 1's kernels take 1.5x as long.
+  const net::Topology topo = single_switch(2, 1);
+  const double f = 1.5;
+  for (const CommMode mode : {CommMode::Isolated, CommMode::Packet}) {
+    CAPTURE(name(mode));
+    const TrainingReport base = run(topo, Job{1, 1, 2}, mode);
+    const TrainingReport slow = run(topo, Job{1, 1, 2}, mode, 1, 1, {1.0, f});
+    const double compute_s = static_cast<double>(base.timeline.ranks[1].compute) * 1e-12;
+    CAPTURE(base.iteration_s, slow.iteration_s, compute_s);
+    // The slow rank's kernels alone take f x its compute; the gradient all-reduce waits for
+    // them. Nothing else scales, so the iteration grows by less than the factor.
+    REQUIRE(slow.iteration_s >= f * compute_s);
+    REQUIRE(slow.iteration_s <= f * base.iteration_s);
+    REQUIRE(slow.iteration_s > base.iteration_s + 0.25 * compute_s);
+    // The healthy rank waits for it: bubble, not compute.
+    REQUIRE(slow.timeline.ranks[0].compute == base.timeline.ranks[0].compute);
+    REQUIRE(slow.timeline.ranks[0].bubble > base.timeline.ranks[0].bubble);
   }
 }

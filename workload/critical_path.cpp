@@ -1,0 +1,105 @@
+#include "workload/critical_path.hpp"
+
+#include <algorithm>
+
+namespace fabricsim::workload {
+namespace {
+
+constexpr std::uint32_t kNone = ~0u;
+
+struct OpRef {
+  std::uint32_t rank = kNone, op = kNone;
+};
+
+}  // namespace
+
+CriticalPath critical_path(const Dag& dag, const TrainingTimeline& t) {
+  constexpr int kStreamCount = static_cast<int>(Stream::Count);
+  // Each op's predecessor on its stream, and every communication's members.
+  std::vector<std::vector<std::uint32_t>> prev(dag.ranks.size());
+  std::vector<std::vector<OpRef>> members(dag.comms.size());
+  OpRef last;
+  core::Time last_end = -1;
+  std::size_t ops = 0;
+  for (std::uint32_t r = 0; r < dag.ranks.size(); ++r) {
+    const RankDag& rd = dag.ranks[r];
+    if (!rd.simulated) continue;
+    std::array<std::uint32_t, kStreamCount> tail;
+    tail.fill(kNone);
+    prev[r].assign(rd.ops.size(), kNone);
+    for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
+      const Op& op = rd.ops[i];
+      if (op.kind != OpKind::Recv) {
+        prev[r][i] = tail[static_cast<int>(op.stream)];
+        tail[static_cast<int>(op.stream)] = i;
+      }
+      if (op.kind != OpKind::Compute) members[op.item].push_back({r, i});
+      if (t.ops[r][i].end > last_end) last_end = t.ops[r][i].end, last = {r, i};
+    }
+    ops += rd.ops.size();
+  }
+  CriticalPath out;
+  if (last.rank == kNone) return out;
+  const auto timing = [&](OpRef x) -> const OpTiming& { return t.ops[x.rank][x.op]; };
+  std::vector<PathStep> rev;
+  core::Time boundary = t.iteration;
+  // Every op enters the chain at most twice (once through a peer), so this bounds the walk.
+  for (std::size_t guard = 0; guard <= 2 * ops; ++guard) {
+    const Op& op = dag.ranks[last.rank].ops[last.op];
+    const OpTiming& tm = timing(last);
+    // A communication waits for the member that came last (a receive: for its send).
+    if (op.kind == OpKind::Collective || op.kind == OpKind::Recv) {
+      OpRef late;
+      core::Time late_start = tm.start;
+      for (const OpRef& m : members[op.item]) {
+        const OpKind k = dag.ranks[m.rank].ops[m.op].kind;
+        if (op.kind == OpKind::Recv && k != OpKind::Send) continue;
+        if (timing(m).start > late_start) late_start = timing(m).start, late = m;
+      }
+      if (late.rank != kNone) {
+        if (late_start < boundary) {
+          rev.push_back({last.rank, last.op, late_start, std::min(tm.end, boundary)});
+          boundary = late_start;
+        }
+        last = late;
+        continue;
+      }
+    }
+    if (tm.start < std::min(tm.end, boundary)) {
+      rev.push_back({last.rank, last.op, tm.start, std::min(tm.end, boundary)});
+    }
+    boundary = std::min(boundary, tm.start);
+    // What held its start: the dependency or stream predecessor that ended last.
+    OpRef best;
+    core::Time best_end = -1;
+    const auto consider = [&](std::uint32_t i) {
+      if (i != kNone && t.ops[last.rank][i].end > best_end) {
+        best_end = t.ops[last.rank][i].end;
+        best = {last.rank, i};
+      }
+    };
+    const RankDag& rd = dag.ranks[last.rank];
+    for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) consider(rd.deps[k]);
+    consider(prev[last.rank][last.op]);
+    if (best.rank == kNone) break;
+    if (best_end < boundary) out.idle += boundary - best_end;
+    boundary = std::min(boundary, best_end);
+    last = best;
+  }
+  out.steps.assign(rev.rbegin(), rev.rend());
+  for (const PathStep& s : out.steps) {
+    const Op& op = dag.ranks[s.rank].ops[s.op];
+    const core::Time d = s.to - s.from;
+    if (op.kind == OpKind::Compute) {
+      out.compute[static_cast<int>(op.phase)] += d;
+    } else {
+      out.comm[static_cast<int>(op.stream)] += d;
+    }
+    if (std::find(out.ranks.begin(), out.ranks.end(), s.rank) == out.ranks.end()) {
+      out.ranks.push_back(s.rank);
+    }
+  }
+  return out;
+}
+
+}  // namespace fabricsim::workload
