@@ -129,7 +129,7 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
                                 static_cast<std::uint64_t>(to) << 16 |
                                 static_cast<std::uint64_t>(st.channel);
       auto [it, fresh] = ids.try_emplace(key, static_cast<std::uint32_t>(s.conns.size()));
-      if (fresh) s.conns.push_back(ShapeConn{from, to, st.rail, {}});
+      if (fresh) s.conns.push_back(ShapeConn{from, to, st.channel, st.rail, {}});
       s.step_conn[p][i] = it->second;
       if (st.dir == Dir::Send) {
         s.conns[it->second].messages.push_back(std::max<std::uint64_t>(1, st.wire_bytes));
@@ -142,7 +142,8 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
 }
 
 std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
-                                       const std::vector<collectives::RankInfo>& ranks) {
+                                       const std::vector<collectives::RankInfo>& ranks,
+                                       std::uint64_t communicator) {
   Shape& s = shapes_.at(shape);
   const Plan& plan = s.plan;
   if (ranks.size() != static_cast<std::size_t>(plan.n_ranks)) {
@@ -181,12 +182,14 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
     parts_.push_back(std::move(part));
   }
   for (const ShapeConn& sc : s.conns) {
-    Conn c = new_conn(s, sc, inst.part_base + sc.from, inst.part_base + sc.to);
+    Conn c = new_conn(s, sc, inst.part_base + sc.from, inst.part_base + sc.to,
+                      communicator == kOwnCommunicator ? kOwnCommunicator - 1 - id : communicator);
     std::uint64_t total = 0;
     if (c.net) {
       net::FlowSpec& fs = flows_[c.flow];
-      for (const std::uint64_t m : sc.messages) fs.messages.push_back(total += m);
-      fs.bytes = total;
+      std::uint64_t end = fs.bytes;
+      for (const std::uint64_t m : sc.messages) fs.messages.push_back(end += m), total += m;
+      fs.bytes = end;
       net_bytes_ += total;
     } else {
       for (const std::uint64_t m : sc.messages) total += m;
@@ -200,7 +203,7 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
 }
 
 PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from,
-                                      std::uint32_t to) {
+                                      std::uint32_t to, std::uint64_t communicator) {
   const collectives::Algo algo = shape.plan.algo;
   const collectives::Proto proto = shape.plan.proto;
   Conn c;
@@ -236,9 +239,19 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
   fs.src_nic = nic_of(hf, params_.own_nics ? parts_[from].nic : sc.rail);
   fs.dst_nic = nic_of(ht, params_.own_nics ? parts_[to].nic : sc.rail);
   fs.max_rate = shape.qp_rate;
-  c.flow = static_cast<std::uint32_t>(flows_.size());
-  flows_.push_back(fs);
-  flow_conn_.push_back(static_cast<std::uint32_t>(conns_.size()));
+  // One queue pair per connection of a communicator, as NCCL sets them up once and every call
+  // on the communicator reuses them (with their congestion-control state).
+  const FlowKey key{communicator,     fs.src_nic, fs.dst_nic, parts_[from].index,
+                    parts_[to].index, sc.channel, fs.max_rate};
+  const auto [f, fresh_flow] = flow_of_.try_emplace(key, static_cast<std::uint32_t>(flows_.size()));
+  c.flow = f->second;
+  if (fresh_flow) {
+    flows_.push_back(fs);
+    flow_conns_.emplace_back();
+  }
+  c.msg_base = static_cast<std::uint32_t>(flows_[c.flow].messages.size());
+  c.msg_count = static_cast<std::uint32_t>(sc.messages.size());
+  flow_conns_[c.flow].push_back(static_cast<std::uint32_t>(conns_.size()));
   const core::NodeId src = topo_.nics[fs.src_nic];
   auto it = delays_.find(src);
   if (it == delays_.end()) it = delays_.emplace(src, delays_from(topo_, src)).first;
@@ -277,6 +290,8 @@ std::uint32_t PlanRunner::nic_of(int host, int rail) const {
 }
 
 std::vector<net::FlowSpec> PlanRunner::take_flows() {
+  flow_cursor_.assign(flows_.size(), 0);
+  std::map<FlowKey, std::uint32_t>().swap(flow_of_);
   return std::move(flows_);
 }
 
@@ -381,11 +396,18 @@ void PlanRunner::on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) 
   drain(ctx, host);
 }
 
+// A queue pair carries its instances' messages one instance after another: the count goes to
+// the instance receiving now, and on to the next once that one has all of its own.
 void PlanRunner::on_delivered(Ctx& ctx, std::uint32_t host, std::uint32_t flow,
                               std::uint32_t messages) {
-  Conn& c = conns_[flow_conn_[flow]];
-  c.arrived = static_cast<int>(messages);
-  try_receive(ctx, c);
+  const std::vector<std::uint32_t>& conns = flow_conns_[flow];
+  std::uint32_t& k = flow_cursor_[flow];
+  for (; k < conns.size(); ++k) {
+    Conn& c = conns_[conns[k]];
+    c.arrived = static_cast<int>(std::min(messages - c.msg_base, c.msg_count));
+    try_receive(ctx, c);
+    if (static_cast<std::uint32_t>(c.arrived) < c.msg_count) break;
+  }
   drain(ctx, host);
 }
 

@@ -15,6 +15,7 @@
 // only when it starts, and freed when it completes.
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -43,9 +44,14 @@ class PlanRunner {
   // for (its NVSwitch agents sit with these GPUs).
   std::uint32_t add_shape(collectives::Plan plan, const std::vector<collectives::RankInfo>& ranks);
   // An instance of `shape` whose GPU participant r sits at ranks[r]; its NVSwitch agents sit on
-  // the hosts that hold the same members as the shape's. Its queue pairs become network flows
-  // (take_flows). Throws std::invalid_argument when it does not fit the topology.
-  std::uint32_t add_instance(std::uint32_t shape, const std::vector<collectives::RankInfo>& ranks);
+  // the hosts that hold the same members as the shape's. Its connections between hosts are
+  // network flows (take_flows): instances of one `communicator` share them, connection by
+  // connection, in the order they are added, which must be the order every member runs them
+  // in (as calls on one NCCL communicator, issued on one stream). kOwnCommunicator: its own.
+  // Throws std::invalid_argument when it does not fit the topology.
+  static constexpr std::uint64_t kOwnCommunicator = ~std::uint64_t{0};
+  std::uint32_t add_instance(std::uint32_t shape, const std::vector<collectives::RankInfo>& ranks,
+                             std::uint64_t communicator = kOwnCommunicator);
 
   // Before the run, once: the queue pairs, and the host-to-host channels their slot releases
   // use.
@@ -75,7 +81,7 @@ class PlanRunner {
   InstanceResult result(std::uint32_t instance) const;
   std::uint64_t net_bytes() const { return net_bytes_; }
   std::uint64_t nvlink_bytes() const { return nvlink_bytes_; }
-  std::uint32_t queue_pairs() const { return static_cast<std::uint32_t>(flow_conn_.size()); }
+  std::uint32_t queue_pairs() const { return static_cast<std::uint32_t>(flow_conns_.size()); }
 
  private:
   // What the runner reads and writes of a step while it runs, in one record: steps are read
@@ -108,6 +114,8 @@ class PlanRunner {
     int from = 0, to = 0;  // participants
     bool net = false;
     std::uint32_t flow = 0;  // net: the network flow (queue pair)
+    // Net: this instance's messages on the flow are numbers [msg_base, msg_base + msg_count).
+    std::uint32_t msg_base = 0, msg_count = 0;
     int credits = 1;
     core::Time credit_delay = 0;  // net: a freed slot's trip back to the sender
     // A send holds its connection this long before its data moves (the GPU's part of a step).
@@ -125,6 +133,7 @@ class PlanRunner {
   };
   struct ShapeConn {  // a connection of a shape: participants and channel
     std::uint32_t from = 0, to = 0;
+    int channel = 0;
     int rail = collectives::kNoRail;
     std::vector<std::uint64_t> messages;  // wire bytes of its sends, in order
   };
@@ -153,7 +162,8 @@ class PlanRunner {
     std::vector<std::uint64_t> finished;
   };
 
-  Conn new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from, std::uint32_t to);
+  Conn new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from, std::uint32_t to,
+                std::uint64_t communicator);
   void net_step_latency(const Shape& shape, Conn& c, double gpu_us) const;
   std::uint32_t nic_of(int host, int rail) const;
   void begin(Ctx& ctx, std::uint32_t p);
@@ -181,7 +191,12 @@ class PlanRunner {
   std::vector<Participant> parts_;
   std::vector<Conn> conns_;
   std::vector<net::FlowSpec> flows_;
-  std::vector<std::uint32_t> flow_conn_;
+  // A queue pair: communicator, its NICs, its participants, channel and rate limit.
+  using FlowKey = std::tuple<std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
+                             std::uint32_t, int, net::Bps>;
+  std::map<FlowKey, std::uint32_t> flow_of_;            // until take_flows()
+  std::vector<std::vector<std::uint32_t>> flow_conns_;  // per flow: its conns, in order
+  std::vector<std::uint32_t> flow_cursor_;              // per flow: the conn receiving now
   std::vector<std::uint32_t> nic_index_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, core::Time> host_pairs_;
   std::map<core::NodeId, std::vector<core::Time>> delays_;  // by source NIC node

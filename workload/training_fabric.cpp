@@ -176,6 +176,28 @@ class FabricAgent final : public net::HostApp {
   std::vector<std::uint32_t> op_of_;  // per comm and member: the member's op
 };
 
+// Per group: whether every rank issues the group's communications in increasing number, all
+// on one stream (receives excepted: they take their data in the order it was sent).
+std::vector<bool> ordered_groups(const Dag& dag) {
+  constexpr std::uint32_t kNone = ~0u;
+  std::vector<bool> ok(dag.groups.size(), true);
+  for (const RankDag& rd : dag.ranks) {
+    std::vector<std::uint32_t> last(dag.groups.size(), kNone);
+    std::vector<std::uint32_t> stream(dag.groups.size(), kNone);
+    for (const Op& op : rd.ops) {
+      if (op.kind == OpKind::Compute || op.kind == OpKind::Recv) continue;
+      const std::uint32_t g = dag.comms[op.item].group;
+      const auto st = static_cast<std::uint32_t>(op.stream);
+      if ((last[g] != kNone && op.item <= last[g]) || (stream[g] != kNone && stream[g] != st)) {
+        ok[g] = false;
+      }
+      last[g] = op.item;
+      stream[g] = st;
+    }
+  }
+  return ok;
+}
+
 }  // namespace
 
 FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& kernel_time,
@@ -192,9 +214,14 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
         collectives::make_plan(comm_call(dag.comms[cs.first[k]]), members, run.threads),
         members.ranks);
   }
-  // Instance c is communication c.
+  // Instance c is communication c. The communications of one group share its queue pairs (one
+  // NCCL communicator) when every member issues them in the order they are numbered, on one
+  // stream; otherwise each has its own.
+  const std::vector<bool> shared = ordered_groups(dag);
   for (std::size_t c = 0; c < dag.comms.size(); ++c) {
-    runner.add_instance(shape_id[cs.shape_of[c]], comm_members(dag, c, layout).ranks);
+    const std::uint32_t g = dag.comms[c].group;
+    runner.add_instance(shape_id[cs.shape_of[c]], comm_members(dag, c, layout).ranks,
+                        shared[g] ? g : PlanRunner::kOwnCommunicator);
   }
   FabricAgent agent(dag, kernel_time, slowdown, layout, runner);
   net::Network network(topo, cfg, runner.take_flows());

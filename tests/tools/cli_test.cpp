@@ -195,8 +195,8 @@ TEST_CASE("fabricsim validate is a CI gate: exit status, bars and known gaps", "
   std::string header, row;
   std::getline(f, header);
   std::getline(f, row);
-  REQUIRE(header == "case,measured_s,simulated_s,error");
-  REQUIRE_THAT(row, Catch::StartsWith("narayanan21-1.7b,3.53,"));
+  REQUIRE(header == "case,network,measured_s,simulated_s,error");
+  REQUIRE_THAT(row, Catch::StartsWith("narayanan21-1.7b,isolated,3.53,"));
   REQUIRE(run(one + " --max-error 0.01").status == 1);
   REQUIRE_THAT(run(one + " --max-median-error 10").text,
                Catch::Contains("--max-median-error applies to --suite busbw"));
