@@ -59,6 +59,15 @@ class FabricAgent final : public net::HostApp {
       op_base_[c + 1] = op_base_[c] + dag.groups[dag.comms[c].group].size();
     }
     op_of_.assign(op_base_.back(), ~0u);
+    // Which participant of its communication each op is: checked here, not in the run.
+    part_of_.resize(n);
+    for (std::uint32_t r = 0; r < n; ++r) {
+      const std::vector<Op>& ops = dag.ranks[r].ops;
+      part_of_[r].assign(ops.size(), 0);
+      for (std::uint32_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].kind != OpKind::Compute) part_of_[r][i] = participant(r, i);
+      }
+    }
   }
 
   static void on_done(void* self, Ctx& ctx, std::uint32_t comm, std::uint32_t p) {
@@ -91,6 +100,8 @@ class FabricAgent final : public net::HostApp {
                     std::uint32_t messages) override {
     runner_.on_delivered(ctx, host, flow, messages);
   }
+
+  void attach(net::Network* network) { net_ = network; }
 
   TrainingTimeline take() {
     for (std::uint32_t r = 0; r < state_.size(); ++r) {
@@ -125,25 +136,36 @@ class FabricAgent final : public net::HostApp {
                       net::AppMsg{kOpDone, r, i});
       return;
     }
+    const std::uint32_t p = part_of_[r][i];
+    op_of_[op_base_[op.item] + p] = i;
+    runner_.start(ctx, op.item, p);
+  }
+
+  // Rank r's op i in its communication: a transfer's sender is participant 0, its receiver 1;
+  // a collective member is its place in the group. Throws std::invalid_argument when the op's
+  // rank is not where the communication says.
+  std::uint32_t participant(std::uint32_t r, std::uint32_t i) const {
+    const Op& op = dag_.ranks[r].ops[i];
+    if (op.item >= dag_.comms.size()) {
+      throw std::invalid_argument(fmt::format("rank {} op {} names communication {} of {}", r, i,
+                                              op.item, dag_.comms.size()));
+    }
     const std::vector<int>& group = dag_.groups[dag_.comms[op.item].group];
-    std::uint32_t p = 0;
     if (op.kind == OpKind::Send || op.kind == OpKind::Recv) {
-      p = op.kind == OpKind::Send ? 0 : 1;
+      const std::uint32_t p = op.kind == OpKind::Send ? 0 : 1;
       if (group.size() != 2 || group[p] != static_cast<int>(r)) {
         throw std::invalid_argument(
             fmt::format("rank {} op {} is a {} of transfer {}, whose ends are not it", r, i,
                         op.kind == OpKind::Send ? "send" : "receive", op.item));
       }
-    } else {
-      const auto it = std::find(group.begin(), group.end(), static_cast<int>(r));
-      if (it == group.end()) {
-        throw std::invalid_argument(fmt::format(
-            "rank {} op {} joins communication {}, whose group does not hold it", r, i, op.item));
-      }
-      p = static_cast<std::uint32_t>(it - group.begin());
+      return p;
     }
-    op_of_[op_base_[op.item] + p] = i;
-    runner_.start(ctx, op.item, p);
+    const auto it = std::find(group.begin(), group.end(), static_cast<int>(r));
+    if (it == group.end()) {
+      throw std::invalid_argument(fmt::format(
+          "rank {} op {} joins communication {}, whose group does not hold it", r, i, op.item));
+    }
+    return static_cast<std::uint32_t>(it - group.begin());
   }
 
   void finish(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
@@ -158,9 +180,6 @@ class FabricAgent final : public net::HostApp {
     if (op.kind != OpKind::Recv) try_stream(ctx, r, static_cast<int>(op.stream));
   }
 
- public:
-  net::Network* net_ = nullptr;
-
  private:
   const Dag& dag_;
   const std::vector<Time>& kernel_time_;
@@ -172,8 +191,10 @@ class FabricAgent final : public net::HostApp {
   TrainingTimeline out_;
   std::vector<std::uint32_t> rank_host_;
   std::vector<std::vector<std::uint32_t>> host_ranks_;
-  std::vector<std::size_t> op_base_;  // per comm: its members' entries in op_of_
-  std::vector<std::uint32_t> op_of_;  // per comm and member: the member's op
+  std::vector<std::size_t> op_base_;                 // per comm: its members' entries in op_of_
+  std::vector<std::uint32_t> op_of_;                 // per comm and member: the member's op
+  std::vector<std::vector<std::uint32_t>> part_of_;  // per rank and op: its participant index
+  net::Network* net_ = nullptr;
 };
 
 // Per group: whether every rank issues the group's communications in increasing number, all
@@ -228,7 +249,7 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
   network.set_app(&agent, params.host_delay);
   runner.add_channels(network);
   runner.attach(&network, &FabricAgent::on_done, &agent);
-  agent.net_ = &network;
+  agent.attach(&network);
 
   FabricTraining out;
   out.net = network.run(run);

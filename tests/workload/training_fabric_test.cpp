@@ -192,3 +192,23 @@ TEST_CASE("training: a straggler GPU holds its data-parallel group back by its o
     REQUIRE(slow.timeline.ranks[0].bubble > base.timeline.ranks[0].bubble);
   }
 }
+
+TEST_CASE("training on the fabric: a DAG whose ops and groups disagree is refused before the run",
+          "[workload][training][fabric]") {
+  // Rank 1 joins all-reduce 0, whose group holds rank 0 only.
+  Dag dag;
+  dag.comms.push_back(Comm{collectives::Op::AllReduce, 1 << 20, 0});
+  dag.groups.push_back({0});
+  dag.ranks.resize(2);
+  Op op;
+  op.kind = OpKind::Collective;
+  op.stream = Stream::Dp;
+  dag.ranks[1].ops.push_back(op);
+  const net::Topology topo = single_switch(2, 1);
+  collectives::Hardware hw;
+  REQUIRE_THROWS_WITH(
+      run_training_on_fabric(dag, {}, topo, net::NetworkConfig{}, rank_layout(topo, hw),
+                             ExecParams{}, net::RunOptions{}),
+      Catch::Contains("rank 1 op 0 joins communication 0, whose group does not "
+                      "hold it"));
+}
