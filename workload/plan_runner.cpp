@@ -181,7 +181,17 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
     }
     parts_.push_back(std::move(part));
   }
+  // Inside one host its connections need no flows: they are made when it starts and freed when
+  // it ends (the tensor-parallel collectives of an iteration are most of its communications).
+  inst.local =
+      std::all_of(parts_.begin() + inst.part_base, parts_.end(),
+                  [&](const Participant& q) { return q.host == parts_[inst.part_base].host; });
+  inst.left = inst.parts;
   for (const ShapeConn& sc : s.conns) {
+    if (inst.local) {
+      for (const std::uint64_t m : sc.messages) nvlink_bytes_ += m;
+      continue;
+    }
     Conn c = new_conn(s, sc, inst.part_base + sc.from, inst.part_base + sc.to,
                       communicator == kOwnCommunicator ? kOwnCommunicator - 1 - id : communicator);
     std::uint64_t total = 0;
@@ -199,6 +209,7 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
   }
   ++s.instances;
   instances_.push_back(inst);
+  local_conns_.emplace_back();
   return id;
 }
 
@@ -326,6 +337,15 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
   part.started = true;
   const Instance& inst = instances_[part.instance];
   Shape& shape = shapes_[inst.shape];
+  if (inst.local && !local_conns_[part.instance]) {
+    auto conns = std::make_unique<Conn[]>(shape.conns.size());
+    for (std::size_t k = 0; k < shape.conns.size(); ++k) {
+      const ShapeConn& sc = shape.conns[k];
+      conns[k] =
+          new_conn(shape, sc, inst.part_base + sc.from, inst.part_base + sc.to, kOwnCommunicator);
+    }
+    local_conns_[part.instance] = std::move(conns);
+  }
   std::vector<Step>& steps = shape.plan.steps[part.index];
   const std::vector<std::uint32_t>& conn = shape.step_conn[part.index];
   std::vector<StepState>& st = part.steps;
@@ -336,7 +356,7 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
     st[i].send = s.dir == Dir::Send;
     st[i].seq = s.seq;
     st[i].wire = std::max<std::uint64_t>(1, s.wire_bytes);
-    st[i].conn = inst.conn_base + conn[i];
+    st[i].conn = inst.local ? conn[i] : inst.conn_base + conn[i];
     st[i].pays_latency = !params_.fixed_latency_per_ring_step || s.slice == 0;
     for (std::uint32_t d : s.deps) ++st[d].next_end;  // counts dependents for now
   }
@@ -357,7 +377,10 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
     if (st[i].pending == 0) hs.work.push_back({p, i});
   }
   part.last = ctx.now();
-  if (part.total == 0 && done_) done_(owner_, ctx, part.instance, part.index);
+  if (part.total == 0) {
+    finished(part);
+    if (done_) done_(owner_, ctx, part.instance, part.index);
+  }
   if (part.local == kSwitchEnd) return;
   for (std::uint32_t q = inst.part_base + static_cast<std::uint32_t>(shape.plan.n_ranks);
        q < inst.part_base + inst.parts; ++q) {
@@ -424,11 +447,13 @@ void PlanRunner::drain(Ctx& ctx, std::uint32_t host) {
     hs.fluid_changed = false;
     arm_fluid(ctx, host);
   }
+  for (const std::uint32_t inst : hs.release) local_conns_[inst].reset();
+  hs.release.clear();
 }
 
 void PlanRunner::ready(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
   const StepState& s = parts_[p].steps[i];
-  Conn& c = conns_[s.conn];
+  Conn& c = conn_of(p, s.conn);
   if (!s.send) {
     c.waiting = i;
     try_receive(ctx, c);
@@ -455,7 +480,7 @@ void PlanRunner::launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint
   const StepState& s = parts_[p].steps[i];
   const std::uint32_t conn = s.conn;
   const std::uint64_t wire = s.wire;
-  Conn& c = conns_[conn];
+  Conn& c = conn_of(p, conn);
   if (c.net) {
     if (c.post_delay > 0) {
       net_->host_send(ctx, host, c.post_delay, net::AppMsg{kPost, conn, wire});
@@ -482,7 +507,7 @@ void PlanRunner::arm_fluid(Ctx& ctx, std::uint32_t host) {
 
 // A send inside a host is done when its data is in the peer's buffer.
 void PlanRunner::fluid_done(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
-  Conn& c = conns_[parts_[p].steps[i].conn];
+  Conn& c = conn_of(p, parts_[p].steps[i].conn);
   complete(ctx, p, i);
   ++c.arrived;
   try_receive(ctx, c);
@@ -525,7 +550,15 @@ void PlanRunner::complete(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
   // Nothing of it is read again: a receive or send it waited on completed it last.
   std::vector<StepState>().swap(part.steps);
   std::vector<std::uint32_t>().swap(part.next);
+  finished(part);
   if (done_) done_(owner_, ctx, part.instance, part.index);
+}
+
+// A participant completed all of its steps. A host-local instance's connections go once every
+// participant has, at the end of the host's event (a caller may still hold one).
+void PlanRunner::finished(const Participant& part) {
+  Instance& inst = instances_[part.instance];
+  if (inst.local && --inst.left == 0) hosts_[part.host].release.push_back(part.instance);
 }
 
 PlanRunner::InstanceResult PlanRunner::result(std::uint32_t instance) const {

@@ -15,6 +15,7 @@
 // only when it starts, and freed when it completes.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -92,8 +93,8 @@ class PlanRunner {
     std::uint32_t pending = 0;     // dependencies not yet done
     std::uint32_t next_begin = 0;  // the steps that depend on it: Participant::next[begin, end)
     std::uint32_t next_end = 0;
-    std::uint32_t conn = 0;
-    std::int32_t seq = 0;  // position on its connection
+    std::uint32_t conn = 0;  // in conns_, or its local instance's own (conn_of)
+    std::int32_t seq = 0;    // position on its connection
     bool send = false;
     bool pays_latency = true;  // sends: the connection's step latency holds it first
   };
@@ -151,7 +152,11 @@ class PlanRunner {
   struct Instance {
     std::uint32_t shape = 0;
     std::uint32_t part_base = 0, parts = 0;
-    std::uint32_t conn_base = 0;
+    std::uint32_t conn_base = 0;  // not local: its connections in conns_
+    // Every participant on one host: its connections live in local_conns_ while it runs, and
+    // `left` (participants not complete) is that host's to count.
+    bool local = false;
+    std::uint32_t left = 0;
   };
   struct HostState {
     HostState(int gpus, double cap) : fluid(gpus, cap) {}
@@ -160,6 +165,7 @@ class PlanRunner {
     bool fluid_changed = false;  // transfers started or ended in the current event
     std::vector<std::pair<std::uint32_t, std::uint32_t>> work;  // (participant, step) now ready
     std::vector<std::uint64_t> finished;
+    std::vector<std::uint32_t> release;  // local instances whose connections can go
   };
 
   Conn new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from, std::uint32_t to,
@@ -175,6 +181,12 @@ class PlanRunner {
   void try_receive(Ctx& ctx, Conn& c);
   void unblock(HostState& hs, Conn& c);
   void complete(Ctx& ctx, std::uint32_t p, std::uint32_t i);
+  void finished(const Participant& part);
+  // Step connection `conn` of participant p (see StepState::conn).
+  Conn& conn_of(std::uint32_t p, std::uint32_t conn) {
+    const std::uint32_t inst = parts_[p].instance;
+    return instances_[inst].local ? local_conns_[inst][conn] : conns_[conn];
+  }
   const Shape& shape_of(std::uint32_t p) const {
     return shapes_[instances_[parts_[p].instance].shape];
   }
@@ -190,6 +202,7 @@ class PlanRunner {
   std::vector<HostState> hosts_;
   std::vector<Participant> parts_;
   std::vector<Conn> conns_;
+  std::vector<std::unique_ptr<Conn[]>> local_conns_;  // per instance: while a local one runs
   std::vector<net::FlowSpec> flows_;
   // A queue pair: communicator, its NICs, its participants, channel and rate limit.
   using FlowKey = std::tuple<std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
