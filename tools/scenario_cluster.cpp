@@ -253,6 +253,39 @@ net::Topology build(const Section& c, const std::string& kind) {
   return net::torus(p);
 }
 
+// `degraded_links`: links that run below their built rate (a flapping optic, a port that
+// negotiated a lower speed): every link between nodes a and b, both directions, at `rate`.
+void degrade_links(const Section& c, net::Topology& topo) {
+  for (const Section& s : c.items("degraded_links")) {
+    s.only({"a", "b", "rate"});
+    const auto node = [&](const char* key) {
+      const std::string name = s.text(key);
+      for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
+        if (topo.nodes[v].name == name) return v;
+      }
+      s.fail_key(key, fmt::format("no node '{}' in this cluster ('fabricsim topo SCENARIO --dot "
+                                  "FILE' writes every node's name)",
+                                  name));
+    };
+    const net::NodeId a = node("a"), b = node("b");
+    const net::Bps rate = s.rate("rate", std::nullopt);
+    std::size_t found = 0;
+    for (net::Link& l : topo.links) {
+      if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) {
+        if (rate > l.rate) {
+          s.fail_key("rate", fmt::format("is above the link's own rate ({} bps)", l.rate));
+        }
+        l.rate = rate;
+        ++found;
+      }
+    }
+    if (found == 0) {
+      s.fail_key("b",
+                 fmt::format("no link joins {} and {}", topo.nodes[a].name, topo.nodes[b].name));
+    }
+  }
+}
+
 }  // namespace
 
 net::Topology read_cluster(const Section& c) {
@@ -268,7 +301,7 @@ net::Topology read_cluster(const Section& c) {
                                      "dragonfly", "torus", "mesh", "custom"});
   const auto mine =
       std::find_if(table.begin(), table.end(), [&](const KindKeys& k) { return k.kind == kind; });
-  std::vector<std::string_view> allowed{"topology", "host"};
+  std::vector<std::string_view> allowed{"topology", "host", "degraded_links"};
   if (kind != "custom") allowed.push_back("nic_link");
   allowed.insert(allowed.end(), mine->keys.begin(), mine->keys.end());
   c.only(allowed, [&](const std::string& key) -> std::string {
@@ -289,6 +322,7 @@ net::Topology read_cluster(const Section& c) {
   } catch (const net::TopologyError& e) {
     c.fail_key("topology", fmt::format("cannot be built: {}", e.what()));
   }
+  degrade_links(c, topo);
   return topo;
 }
 

@@ -121,6 +121,26 @@ TEST_CASE("every topology kind parses to the builder's node and link counts", "[
   REQUIRE(no_gpus.net->topology.hosts[0].gpus == 0);
 }
 
+TEST_CASE("degraded links run at their given rate, both directions, every parallel link",
+          "[scenario]") {
+  // A 2-leaf fat tree with two uplinks per leaf to two spines: leaf0-spine1 is slowed to 25G.
+  const std::string body =
+      "  topology: fat_tree\n  leaves: 2\n  hosts_per_leaf: 2\n"
+      "  uplink: {rate: 100Gbps, delay: 1us}\n"
+      "  degraded_links: [{a: spine1, b: leaf0, rate: 25Gbps}]\n";
+  const auto sc = parse_scenario(cluster(body), "t.yaml");
+  const net::Topology& t = sc.net->topology;
+  std::size_t slow = 0;
+  for (const net::Link& l : t.links) {
+    const std::string a = t.nodes[l.a].name, b = t.nodes[l.b].name;
+    const bool degraded = (a == "leaf0" && b == "spine1") || (a == "spine1" && b == "leaf0");
+    CAPTURE(a, b);
+    REQUIRE(l.rate == (degraded ? 25 * net::kGbps : 100 * net::kGbps));
+    slow += degraded;
+  }
+  REQUIRE(slow == 1);
+}
+
 TEST_CASE("network defaults are the C++ structs' and are echoed", "[scenario]") {
   const auto sc = parse_scenario(cluster("  topology: single\n  hosts: 4\n"), "t.yaml");
   REQUIRE(sc.net);

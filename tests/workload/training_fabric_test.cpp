@@ -212,3 +212,24 @@ TEST_CASE("training on the fabric: a DAG whose ops and groups disagree is refuse
       Catch::Contains("rank 1 op 0 joins communication 0, whose group does not "
                       "hold it"));
 }
+
+TEST_CASE("training on the fabric: a degraded uplink slows the gradient rings that cross it",
+          "[workload][training][fabric]") {
+  // dp 2 across two leaves (tp 2 inside each host); non-blocking until every uplink of leaf 0
+  // is cut to a quarter of its rate.
+  net::Topology topo = fat_tree(2, 2, 1.0);
+  const TrainingReport full = run(topo, Job{2, 1, 2}, CommMode::Packet);
+  for (net::Link& l : topo.links) {
+    const std::string a = topo.nodes[l.a].name, b = topo.nodes[l.b].name;
+    if ((a == "leaf0" && b.rfind("spine", 0) == 0) || (b == "leaf0" && a.rfind("spine", 0) == 0)) {
+      l.rate /= 4;
+    }
+  }
+  const TrainingReport slow = run(topo, Job{2, 1, 2}, CommMode::Packet);
+  const double ratio = static_cast<double>(longest_dp(slow, 0)) / longest_dp(full, 0);
+  CAPTURE(ratio, full.iteration_s, slow.iteration_s);
+  // The ring's bottleneck rate falls 4x; its latency parts do not, so somewhat less than 4x.
+  REQUIRE(ratio > 2.5);
+  REQUIRE(ratio < 4.2);
+  REQUIRE(slow.iteration_s > full.iteration_s);
+}
