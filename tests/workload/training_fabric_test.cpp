@@ -89,6 +89,11 @@ core::Time longest_dp(const TrainingReport& r, std::size_t rank) {
   return t;
 }
 
+// How much longer rank 0's longest data-parallel communication took in `r` than in `base`.
+double dp_slowdown(const TrainingReport& r, const TrainingReport& base) {
+  return static_cast<double>(longest_dp(r, 0)) / static_cast<double>(longest_dp(base, 0));
+}
+
 }  // namespace
 
 TEST_CASE("training on the fabric: where communications never meet, packet and isolated agree",
@@ -114,7 +119,7 @@ TEST_CASE("training on the fabric: data-parallel rings that share an uplink slow
   const net::Topology shared = fat_tree(2, 2, 4.0);
   const TrainingReport iso = run(shared, Job{2, 1, 2}, CommMode::Isolated);
   const TrainingReport pkt = run(shared, Job{2, 1, 2}, CommMode::Packet);
-  const double slowdown = static_cast<double>(longest_dp(pkt, 0)) / longest_dp(iso, 0);
+  const double slowdown = dp_slowdown(pkt, iso);
   CAPTURE(slowdown, iso.iteration_s, pkt.iteration_s);
   // Two rings on one bottleneck: about twice as long (ring steps that do not overlap exactly
   // and the isolated run's own idle moments make it somewhat less).
@@ -126,7 +131,7 @@ TEST_CASE("training on the fabric: data-parallel rings that share an uplink slow
   const net::Topology flat = single_switch(2, 2);
   const TrainingReport iso_flat = run(flat, Job{2, 1, 2}, CommMode::Isolated);
   const TrainingReport pkt_flat = run(flat, Job{2, 1, 2}, CommMode::Packet);
-  const double flat_ratio = static_cast<double>(longest_dp(pkt_flat, 0)) / longest_dp(iso_flat, 0);
+  const double flat_ratio = dp_slowdown(pkt_flat, iso_flat);
   CAPTURE(flat_ratio);
   REQUIRE(flat_ratio == Approx(1.0).epsilon(0.02));
   REQUIRE(pkt_flat.iteration_s == Approx(iso_flat.iteration_s).epsilon(0.02));
@@ -226,7 +231,7 @@ TEST_CASE("training on the fabric: a degraded uplink slows the gradient rings th
     }
   }
   const TrainingReport slow = run(topo, Job{2, 1, 2}, CommMode::Packet);
-  const double ratio = static_cast<double>(longest_dp(slow, 0)) / longest_dp(full, 0);
+  const double ratio = dp_slowdown(slow, full);
   CAPTURE(ratio, full.iteration_s, slow.iteration_s);
   // The ring's bottleneck rate falls 4x; its latency parts do not, so somewhat less than 4x.
   REQUIRE(ratio > 2.5);
