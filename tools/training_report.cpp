@@ -288,7 +288,13 @@ int print_training(const Scenario& sc, const std::string& out_dir, bool quiet) {
   if (!out_dir.empty()) {
     write_atomically(out_dir, "trace.json", trace_json(r, sc.net->training->config));
     write_atomically(out_dir, "results.json", results_json(sc, r));
-    std::printf("wrote %s/{trace.json,results.json}\n", out_dir.c_str());
+    if (r.comm == workload::CommMode::Packet) {
+      // The shared fabric's own statistics: every port's busy time, bytes, queue, marks, pauses.
+      write_atomically(out_dir, "ports.csv", ports_csv(sc.net->topology, r.fabric));
+      std::printf("wrote %s/{trace.json,results.json,ports.csv}\n", out_dir.c_str());
+    } else {
+      std::printf("wrote %s/{trace.json,results.json}\n", out_dir.c_str());
+    }
   }
   return 0;
 }

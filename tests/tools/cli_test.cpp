@@ -328,9 +328,15 @@ TEST_CASE("fabricsim run on a training scenario writes its trace and results", "
                          : "--set training.network=isolated") +
       " --out " + out);
   REQUIRE(o.status == 0);
-  // The shared fabric's run names where it was busiest.
-  if (packet)
+  // The shared fabric's run names where it was busiest, and writes every port's statistics.
+  if (packet) {
     REQUIRE_THAT(o.text, Catch::Contains("busiest links (busy share of the iteration): "));
+    std::ifstream ports(out + "/ports.csv");
+    std::string header, row;
+    REQUIRE(std::getline(ports, header));
+    REQUIRE(std::getline(ports, row));
+    REQUIRE_THAT(header, Catch::StartsWith("node,port,peer,rate_gbps") && Catch::Contains("busy"));
+  }
   for (const char* f : {"/trace.json", "/results.json"}) {
     std::FILE* in = std::fopen((out + f).c_str(), "r");
     REQUIRE(in != nullptr);
