@@ -9,10 +9,11 @@
 // path's one-way latency. A channel's thread block moves data no faster than the protocol
 // allows it (Plan::channel_gbps).
 //
-// A plan is added once as a shape and run as any number of instances, each on its own GPUs
-// with its own queue pairs (one communicator each, as NCCL's): a training iteration runs every
-// communication of every rank this way on one network. A participant's steps are materialised
-// only when it starts, and freed when it completes.
+// A plan is added once as a shape and run as any number of instances, each on its own GPUs; the
+// instances of one communicator share its queue pairs, as calls on one NCCL communicator do. A
+// training iteration runs every communication of every rank this way on one network. A
+// participant's steps are materialised only when it starts and freed when it completes; so are
+// the connections of an instance inside one host.
 #include <cstdint>
 #include <map>
 #include <memory>
