@@ -106,6 +106,11 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
 
 std::string results_json(const Scenario& sc, const workload::TrainingReport& r) {
   std::string out = config_json(sc);
+  // The critical path's time in compute and in communication (workload/critical_path.hpp).
+  core::Time path_compute = 0, path_comm = 0;
+  for (const core::Time t : r.critical.compute) path_compute += t;
+  for (const core::Time t : r.critical.comm) path_comm += t;
+  const auto seconds = [](core::Time t) { return static_cast<double>(t) * 1e-12; };
   double exposed = 0;
   for (const double e : r.exposed_s) exposed += e;
   const workload::MemoryEstimate& m = r.memory;
@@ -118,13 +123,16 @@ std::string results_json(const Scenario& sc, const workload::TrainingReport& r) 
       "    \"memory_GB\": {:.3f},\n    \"memory_weights_GB\": {:.3f},\n"
       "    \"memory_gradients_GB\": {:.3f},\n    \"memory_optimizer_GB\": {:.3f},\n"
       "    \"memory_activations_GB\": {:.3f},\n    \"model_flops\": {:.6e},\n"
-      "    \"network\": \"{}\",\n    \"network_events\": {},\n    \"queue_pairs\": {}\n  }}\n}}\n",
+      "    \"network\": \"{}\",\n    \"network_events\": {},\n    \"queue_pairs\": {},\n"
+      "    \"critical_compute_s\": {:.6f},\n    \"critical_comm_s\": {:.6f},\n"
+      "    \"critical_ranks\": {}\n  }}\n}}\n",
       r.iteration_s, r.compute_s, exposed, r.exposed_s[int(workload::Stream::Tp)],
       r.exposed_s[int(workload::Stream::PpSend)] + r.exposed_s[int(workload::Stream::PpRecv)],
       r.exposed_s[int(workload::Stream::Dp)], r.exposed_s[int(workload::Stream::Ep)], r.bubble_s,
       r.tflops_per_gpu, r.mfu, m.total() / 1e9, m.weights / 1e9, m.gradients / 1e9,
       m.optimizer / 1e9, m.activations / 1e9, r.dag.model_flops, workload::name(r.comm),
-      r.network_events, r.queue_pairs);
+      r.network_events, r.queue_pairs, seconds(path_compute), seconds(path_comm),
+      r.critical.ranks.size());
   return out;
 }
 

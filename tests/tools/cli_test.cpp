@@ -376,7 +376,9 @@ TEST_CASE("fabricsim run on a training scenario writes its trace and results", "
         }
       }
     } else {
-      REQUIRE_THAT(text, Catch::Contains("\"iteration_s\":") && Catch::Contains("\"mfu\":"));
+      REQUIRE_THAT(text, Catch::Contains("\"iteration_s\":") && Catch::Contains("\"mfu\":") &&
+                             Catch::Contains("\"critical_compute_s\":") &&
+                             Catch::Contains("\"critical_comm_s\":"));
       REQUIRE_THAT(
           text, Catch::Contains(packet ? "\"network\": \"packet\"" : "\"network\": \"isolated\""));
     }
