@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 
 #include "tools/net_report.hpp"
@@ -61,7 +62,8 @@ std::string critical_path_summary(const workload::TrainingReport& r) {
   const auto add = [&](const char* what, core::Time t) {
     if (t > 0) parts += fmt::format("{}{} {:.4f} s", parts.empty() ? "" : ", ", what, t * 1e-12);
   };
-  for (int p = 0; p < 4; ++p) add(kPhases[p], cp.compute[p]);
+  static_assert(std::size(kPhases) == workload::CriticalPath::kPhases);
+  for (int p = 0; p < workload::CriticalPath::kPhases; ++p) add(kPhases[p], cp.compute[p]);
   for (int s = 0; s < static_cast<int>(Stream::Count); ++s) add(stream_name(s), cp.comm[s]);
   add("idle", cp.idle);
   std::string ranks;

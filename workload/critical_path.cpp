@@ -87,6 +87,7 @@ CriticalPath critical_path(const Dag& dag, const TrainingTimeline& t) {
     last = best;
   }
   out.steps.assign(rev.rbegin(), rev.rend());
+  std::vector<bool> seen(dag.ranks.size(), false);
   for (const PathStep& s : out.steps) {
     const Op& op = dag.ranks[s.rank].ops[s.op];
     const core::Time d = s.to - s.from;
@@ -95,7 +96,8 @@ CriticalPath critical_path(const Dag& dag, const TrainingTimeline& t) {
     } else {
       out.comm[static_cast<int>(op.stream)] += d;
     }
-    if (std::find(out.ranks.begin(), out.ranks.end(), s.rank) == out.ranks.end()) {
+    if (!seen[s.rank]) {
+      seen[s.rank] = true;
       out.ranks.push_back(s.rank);
     }
   }

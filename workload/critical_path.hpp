@@ -24,7 +24,8 @@ struct CriticalPath {
   std::vector<PathStep> steps;  // in time order
   // Time on the path: compute by phase, communication by stream, and gaps where the chain's
   // op started after what held it up had ended (none in a consistent timeline).
-  std::array<core::Time, 4> compute{};  // by Phase
+  static constexpr int kPhases = static_cast<int>(Phase::Optimizer) + 1;
+  std::array<core::Time, kPhases> compute{};  // by Phase
   std::array<core::Time, static_cast<int>(Stream::Count)> comm{};
   core::Time idle = 0;
   std::vector<std::uint32_t> ranks;  // the ranks the path visits, in order of first visit

@@ -192,6 +192,8 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
       for (const std::uint64_t m : sc.messages) nvlink_bytes_ += m;
       continue;
     }
+    // An instance on its own gets an id of its own, counted down from the top of the range so
+    // it never meets a caller's communicator.
     Conn c = new_conn(s, sc, inst.part_base + sc.from, inst.part_base + sc.to,
                       communicator == kOwnCommunicator ? kOwnCommunicator - 1 - id : communicator);
     std::uint64_t total = 0;

@@ -202,19 +202,25 @@ class FabricAgent final : public net::HostApp {
 std::vector<bool> ordered_groups(const Dag& dag) {
   constexpr std::uint32_t kNone = ~0u;
   std::vector<bool> ok(dag.groups.size(), true);
+  // Per group, this rank's last communication and its stream; reset after each rank where
+  // it was set, so a rank costs its own ops, not the number of groups.
+  std::vector<std::uint32_t> last(dag.groups.size(), kNone), stream(dag.groups.size(), kNone);
+  std::vector<std::uint32_t> touched;
   for (const RankDag& rd : dag.ranks) {
-    std::vector<std::uint32_t> last(dag.groups.size(), kNone);
-    std::vector<std::uint32_t> stream(dag.groups.size(), kNone);
     for (const Op& op : rd.ops) {
       if (op.kind == OpKind::Compute || op.kind == OpKind::Recv) continue;
       const std::uint32_t g = dag.comms[op.item].group;
       const auto st = static_cast<std::uint32_t>(op.stream);
-      if ((last[g] != kNone && op.item <= last[g]) || (stream[g] != kNone && stream[g] != st)) {
+      if (last[g] == kNone) {
+        touched.push_back(g);
+      } else if (op.item <= last[g] || stream[g] != st) {
         ok[g] = false;
       }
       last[g] = op.item;
       stream[g] = st;
     }
+    for (const std::uint32_t g : touched) last[g] = stream[g] = kNone;
+    touched.clear();
   }
   return ok;
 }
