@@ -16,6 +16,9 @@ enum class Algo { Auto, Ring, Tree, Nvls, NvlsTree, P2P };
 enum class Proto { Auto, LL, LL128, Simple };
 enum class Arch { Volta, Ampere, Hopper, Blackwell };
 enum class IntraLink { NVLink, PCI };
+// The host CPU as NCCL's topology detection reports it (src/graph/topo.h NCCL_TOPO_CPU_*): its
+// tuning takes the multi-node LL bandwidth cap and the per-step network overhead from it.
+enum class Cpu { Intel, Amd, Arm };
 
 std::string_view name(Op op);
 std::string_view name(Algo algo);
@@ -39,12 +42,12 @@ struct RankInfo {
 struct Hardware {
   Arch arch = Arch::Hopper;
   IntraLink intra = IntraLink::NVLink;
-  double bw_intra_gbps = 20.6;   // SM90 NVLink per link, src/graph/topo.h (nccl-facts.md §3)
-  double bw_inter_gbps = 12.0;   // NET_BW 100 Gb/s, src/graph/topo.h (nccl-facts.md §3)
-  int max_channels = 16;         // channels the graph search found (ring and tree)
-  bool nvls = false;             // NVSwitch with NVLink SHARP (Hopper+ with NVLS enabled)
-  int nvls_channels = 16;        // SM90 default, src/transport/nvls.cc (nccl-facts.md §1)
-  double net_overhead_us = 1.0;  // getNetOverhead: Intel/other CPUs (2 on AMD), nccl-facts.md §4
+  double bw_intra_gbps = 20.6;  // SM90 NVLink per link, src/graph/topo.h (nccl-facts.md §3)
+  double bw_inter_gbps = 12.0;  // NET_BW 100 Gb/s, src/graph/topo.h (nccl-facts.md §3)
+  int max_channels = 16;        // channels the graph search found (ring and tree)
+  bool nvls = false;            // NVSwitch with NVLink SHARP (Hopper+ with NVLS enabled)
+  int nvls_channels = 16;       // SM90 default, src/transport/nvls.cc (nccl-facts.md §1)
+  Cpu cpu = Cpu::Intel;
   // The node's NICs, for communicators across hosts (graph.hpp): 0 = unknown, and such
   // communicators use max_channels and bw_inter_gbps as given.
   int nics_per_host = 0;

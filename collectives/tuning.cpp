@@ -20,11 +20,18 @@ int nodes_index(int nodes) {
   return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
 }
 
-// Per-architecture caps (tuning.cc; nccl-facts.md §4, table "Caps"), rows Volta..Blackwell.
-double ll_max_bw(Arch a, int nodes) {
+// LL's bus-bandwidth cap (tuning.cc llMaxBws; nccl-facts.md §4, table "Caps"). On one node
+// NCCL reads the row of the GPU (Volta..Blackwell); across nodes the row of the CPU: AMD (or a
+// mix) row 1, every other CPU row 0 ("LL: for single node, we look at GPU type; for
+// multi-node, we look at CPU type"). The multi-node figures are the host's: LL's send buffer
+// to the network sits in host memory and the proxy thread checks every line's flags before it
+// posts the send (src/transport/net.cc sendProxyProgress), so the CPU sets the pace. Rows 2-3's
+// multi-node entries are never read.
+double ll_max_bw(Arch a, int nodes, Cpu cpu) {
   static constexpr std::array<Caps, 4> k{Caps{39, 39, 20.4}, Caps{87.7, 22.5, 19.0},
                                          Caps{141, 45, 35}, Caps{282, 90, 70}};
-  return k[arch_index(a)][nodes_index(nodes)];
+  const int row = nodes <= 1 ? arch_index(a) : cpu == Cpu::Amd ? 1 : 0;
+  return k[row][nodes_index(nodes)];
 }
 double per_ch_ring_ll128(Arch a) {
   static constexpr std::array<double, 4> k{20, 20, 36.7, 40};
@@ -51,7 +58,9 @@ double nvls_efficiency(Arch a) {
 }
 
 // Tree all-reduce bandwidth correction by log2(bytes / 64) (nccl-facts.md §4).
-double tree_correction(Proto p, std::uint64_t bytes) {
+// `entries`: how many of the 24 NCCL applies (tuning.cc: tree "logSize < 23", NVLSTree
+// "logSize < 24"); past them the factor is 1.
+double tree_correction(Proto p, std::uint64_t bytes, int entries) {
   static constexpr std::array<std::array<double, 24>, 3> k{{
       {1, 1, 1, 1, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1, 1, 1, 1, 1},
       {1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1, 1},
@@ -60,7 +69,7 @@ double tree_correction(Proto p, std::uint64_t bytes) {
   }};
   if (bytes < 64) return 1.0;
   const int log = std::bit_width(bytes >> 6) - 1;
-  if (log >= 24) return 1.0;
+  if (log >= entries) return 1.0;
   const int row = p == Proto::LL ? 0 : p == Proto::LL128 ? 1 : 2;
   return k[row][log];
 }
@@ -101,7 +110,9 @@ AlgoTime ring_time(const TuningInput& in, Proto p) {
     const int ppn = n / std::max(nodes, 1);
     double intra = hw_latency_us(Algo::Ring, p, intra_hop);
     const double inter = hw_latency_us(ppn == 1 ? Algo::Tree : Algo::Ring, p, Hop::Net);
-    if (nodes > 1) intra = std::max(intra, in.hw.net_overhead_us * (p == Proto::Simple ? 3 : 1));
+    if (nodes > 1) {
+      intra = std::max(intra, net_overhead_us(in.hw.cpu) * (p == Proto::Simple ? 3 : 1));
+    }
     const int inter_steps = nodes == 1 ? 0 : ar ? 2 * (nodes - 1) : nodes - 1;
     lat += (nsteps - inter_steps) * intra + inter_steps * inter;
     // Multi-node ring Simple all-reduce plateau (x1.4 Ampere+, x1.9 before).
@@ -111,7 +122,7 @@ AlgoTime ring_time(const TuningInput& in, Proto p) {
     }
   }
   double bus = ch.rings * ch.ring_gbps;
-  if (p == Proto::LL) bus = std::min(ll_max_bw(in.hw.arch, nodes), 0.5 * bus);
+  if (p == Proto::LL) bus = std::min(ll_max_bw(in.hw.arch, nodes, in.hw.cpu), 0.5 * bus);
   if (p == Proto::LL128) bus = std::min(0.92 * bus, ch.rings * per_ch_ring_ll128(in.hw.arch));
   t.latency_us = lat;
   t.algbw_gbps = bus * n / std::max(nsteps, 1);
@@ -131,12 +142,12 @@ AlgoTime tree_time(const TuningInput& in, Proto p) {
   const double bus = nch * ch.ring_gbps;
   double tree = 0;
   if (p == Proto::Simple) tree = std::min(0.92 * bus, nch * per_ch_tree(in.hw.arch, nodes));
-  if (p == Proto::LL) tree = std::min(bus / 3.8, ll_max_bw(in.hw.arch, nodes));
+  if (p == Proto::LL) tree = std::min(bus / 3.8, ll_max_bw(in.hw.arch, nodes, in.hw.cpu));
   if (p == Proto::LL128) {
     tree = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                     nch * per_ch_tree_ll128(in.hw.arch, nodes));
   }
-  t.algbw_gbps = 0.5 * tree * tree_correction(p, in.bytes);
+  t.algbw_gbps = 0.5 * tree * tree_correction(p, in.bytes, 23);
   return t;
 }
 
@@ -183,10 +194,18 @@ AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
   const double per_head = std::min(nic * (nodes <= 2 ? 2 : 1), per_ch_nvls_tree(in.hw.arch, nodes));
   const double inter = heads * per_head * n / (2.0 * (n - 1));
   t.algbw_gbps = std::min(intra, inter);
+  // Blackwell on x86 hosts: NVLSTree takes the tree correction too (tuning.cc, NCCL 2.30).
+  if (in.hw.arch == Arch::Blackwell && in.hw.cpu != Cpu::Arm) {
+    t.algbw_gbps *= tree_correction(p, in.bytes, 24);
+  }
   return t;
 }
 
 }  // namespace
+
+double net_overhead_us(Cpu cpu) {
+  return cpu == Cpu::Amd ? 2.0 : 1.0;
+}
 
 std::vector<AlgoTime> algo_times(const TuningInput& in) {
   std::vector<AlgoTime> out;
@@ -225,7 +244,7 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net) {
   const Channels ch = channels_of(in);
   const int nodes = in.n_nodes;
   const Arch arch = in.hw.arch;
-  const double ll = ll_max_bw(arch, net ? nodes : 1);
+  const double ll = ll_max_bw(arch, net ? nodes : 1, in.hw.cpu);
   double total = 0;
   if (algo == Algo::Ring) {
     if (proto == Proto::LL) total = ll;

@@ -45,6 +45,11 @@ Choice choose(const TuningInput& in, Algo algo = Algo::Auto, Proto proto = Proto
 // NCCL's post-choice shrink: fewer channels while bytes < channels x threads x threshold.
 int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels);
 
+// NCCL's per-step network overhead, us (getNetOverhead, src/graph/tuning.cc): 2 on AMD x86
+// hosts, 1 on Intel and every other CPU. A multi-node ring pays at least this per step (x3 for
+// Simple), and so does the executor's GPU part of a step to another host.
+double net_overhead_us(Cpu cpu);
+
 // Payload one channel (one thread block) moves per second at most, GB/s, under a protocol
 // whose throughput the model caps below the links' (LL, LL128, tree): the cap spread over the
 // channels the communicator runs. 0 when the protocol has no such cap (ring Simple, NVLS).

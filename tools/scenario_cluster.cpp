@@ -56,7 +56,7 @@ net::LinkParams read_link(const Section& parent, const char* key) {
 // `custom_gpus`: for a custom topology, whether any listed host has GPUs (each may set its
 // own count), which decides whether the intra-host fabric keys are needed.
 net::HostParams read_host(const Section& s, std::optional<bool> custom_gpus = std::nullopt) {
-  s.only({"gpus", "gpu", "nics", "gpu_link", "gpu_latency", "intra", "gpu_to_nic"});
+  s.only({"gpus", "gpu", "cpu", "nics", "gpu_link", "gpu_latency", "intra", "gpu_to_nic"});
   const net::HostParams def;
   net::HostParams h;
   h.gpus = static_cast<std::uint32_t>(s.uint("gpus", def.gpus, 0, 1024));
@@ -89,6 +89,9 @@ net::HostParams read_host(const Section& s, std::optional<bool> custom_gpus = st
   h.gpu_link_rate = need || s.has("gpu_link") ? s.rate("gpu_link", gpu_default) : 0;
   h.gpu_link_latency =
       need || s.has("gpu_latency") ? s.time("gpu_latency", std::nullopt, 0) : def.gpu_link_latency;
+  // The CPU's maker; NCCL tunes by it. Default intel: the DGX H100 and DGX B200 datasheets list
+  // two Intel Xeon Platinum CPUs per host (DGX A100 has AMD EPYC 7742: set amd; GH200: arm).
+  h.cpu = s.choice("cpu", def.cpu, {"intel", "amd", "arm"});
   h.intra = s.choice("intra", "nvswitch", {"nvswitch", "pcie"}) == "pcie"
                 ? net::IntraHost::kPcie
                 : net::IntraHost::kNvSwitch;

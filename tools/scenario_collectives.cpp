@@ -66,6 +66,9 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
                      collectives::Hardware& hw, workload::ExecParams& exec) {
   const net::Host& host = topo.hosts.front();
   hw.arch = arch_of(gpu.arch);
+  hw.cpu = host.cpu == "amd"   ? collectives::Cpu::Amd
+           : host.cpu == "arm" ? collectives::Cpu::Arm
+                               : collectives::Cpu::Intel;
   hw.intra = host.intra == net::IntraHost::kPcie ? collectives::IntraLink::PCI
                                                  : collectives::IntraLink::NVLink;
   // Channels NCCL's graph search finds. A100: 24 ring channels in NCCL logs (nccl-tests issue

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "collectives/plan.hpp"
+#include "collectives/tuning.hpp"
 #include "workload/comm_cost.hpp"
 #include "workload/plan_runner.hpp"
 #include "workload/rank_progress.hpp"
@@ -232,7 +233,7 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
                                       const collectives::RankLayout& layout,
                                       const ExecParams& params, const net::RunOptions& run,
                                       const std::vector<double>& slowdown) {
-  PlanRunner runner(topo, params, layout.hw.net_overhead_us);
+  PlanRunner runner(topo, params, collectives::net_overhead_us(layout.hw.cpu));
   const CommShapes cs = comm_shapes(dag, layout);
   std::vector<std::uint32_t> shape_id(cs.first.size());
   for (std::size_t k = 0; k < cs.first.size(); ++k) {

@@ -22,7 +22,9 @@ struct HostParams {
   // 8 GPUs per host: NVIDIA DGX H100 datasheet ("8x NVIDIA H100 Tensor Core GPUs"); HGX A100
   // and HGX H100 baseboards carry 8 as well.
   std::uint32_t gpus = 8;
-  std::string gpu;         // GPU model (compute/gpu.hpp), e.g. "H100"; empty for network-only runs
+  std::string gpu;  // GPU model (compute/gpu.hpp), e.g. "H100"; empty for network-only runs
+  // The host CPU's maker ("intel", "amd", "arm"): NCCL's tuning reads it (collectives::Cpu).
+  std::string cpu = "intel";
   std::uint32_t nics = 1;  // NICs per host; in rail_optimized, one per rail
   // GPU -> NIC; when empty, GPU g uses NIC g * nics / gpus: one NIC per GPU when nics == gpus,
   // one per two GPUs when nics == gpus / 2.

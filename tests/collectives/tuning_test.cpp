@@ -46,6 +46,54 @@ TEST_CASE("multi-node ring latency counts inter-node steps", "[collectives]") {
   CHECK(find(times, Algo::Tree, Proto::LL).latency_us == Approx(6.8 + 2 * (7 * 0.6 + 1 * 5.0)));
 }
 
+TEST_CASE("across nodes the host CPU sets LL's cap and the network overhead", "[collectives]") {
+  // NCCL reads llMaxBws by GPU on one node and by CPU across nodes (AMD row 1, others row 0),
+  // and getNetOverhead is 2 us on AMD, 1 us elsewhere (tuning.cc; nccl-facts.md §4). 16 Hopper
+  // ranks on 2 nodes, 8 rings of 48 GB/s: the ring LL bus bandwidth is the cap itself.
+  Hardware hw;
+  hw.nics_per_host = 8;
+  hw.nic_gbps = 50;
+  hw.pci_gbps = 48;
+  const auto ring_ll = [](const TuningInput& in) {
+    const AlgoTime& t = find(algo_times(in), Algo::Ring, Proto::LL);
+    return t.algbw_gbps * 2 * (in.n_ranks - 1) / in.n_ranks;  // back to bus bandwidth
+  };
+  TuningInput in{Op::AllReduce, 1 << 20, 16, 2, hw};
+  CHECK(ring_ll(in) == Approx(39.0));  // Intel, 2 nodes (not the Hopper row's 45)
+  in.hw.cpu = Cpu::Arm;
+  CHECK(ring_ll(in) == Approx(39.0));
+  in.hw.cpu = Cpu::Amd;
+  CHECK(ring_ll(in) == Approx(22.5));
+  in.n_nodes = 4;
+  in.n_ranks = 32;
+  CHECK(ring_ll(in) == Approx(19.0));
+  in.hw.cpu = Cpu::Intel;
+  CHECK(ring_ll(in) == Approx(20.4));
+  in.n_nodes = 1;  // one node: the GPU's row
+  in.n_ranks = 8;
+  CHECK(ring_ll(in) == Approx(141.0).epsilon(0.01));
+
+  CHECK(net_overhead_us(Cpu::Intel) == 1.0);
+  CHECK(net_overhead_us(Cpu::Arm) == 1.0);
+  CHECK(net_overhead_us(Cpu::Amd) == 2.0);
+  // The floor of a multi-node ring's intra-host step: 2 us on AMD (x3 for Simple).
+  TuningInput amd{Op::AllReduce, 1, 16, 2, Hardware{}};
+  amd.hw.cpu = Cpu::Amd;
+  const auto times = algo_times(amd);
+  CHECK(find(times, Algo::Ring, Proto::LL).latency_us == Approx(6.6 + 28 * 2.0 + 2 * 2.7));
+  CHECK(find(times, Algo::Ring, Proto::Simple).latency_us == Approx(8.4 + 28 * 6.0 + 2 * 14.0));
+}
+
+TEST_CASE("the tree correction stops where NCCL's does", "[collectives]") {
+  // Tree all-reduce takes treeCorrectionFactor for log2(bytes/64) < 23 only: Simple's .9 at
+  // 256 MiB (index 22), none at 512 MiB (index 23).
+  TuningInput in{Op::AllReduce, 256ull << 20, 8, 1, Hardware{}};
+  const double at_256m = find(algo_times(in), Algo::Tree, Proto::Simple).algbw_gbps;
+  in.bytes = 512ull << 20;
+  const double at_512m = find(algo_times(in), Algo::Tree, Proto::Simple).algbw_gbps;
+  CHECK(at_512m / at_256m == Approx(1.0 / 0.9));
+}
+
 TEST_CASE("small messages pick LL, large ones Simple or NVLS", "[collectives]") {
   Hardware hw;
   TuningInput in{Op::AllReduce, 1024, 8, 1, hw};
