@@ -71,6 +71,17 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
       slowest = slowest ? std::min(slowest, l.rate) : l.rate;
       at = topo_.peer(at, p);
     }
+    // A timeout within the unloaded round trip fires before any ACK can return: every packet
+    // would be sent again and again until retry_count gives up. Refused before the run.
+    if (cfg_.nic.rto <= rtt) {
+      throw std::invalid_argument(fmt::format(
+          "network.rto ({:.3f} us) is not longer than the unloaded round trip of flow {} ({} -> "
+          "{}: {:.3f} us), so every packet would time out before its ACK could return; raise "
+          "network.rto (default {:.0f} us, the InfiniBand timeout 4.096 us x 2^14)",
+          double(cfg_.nic.rto) * 1e-6, f, topo_.nodes[topo_.nics[fs.src_nic]].name,
+          topo_.nodes[topo_.nics[fs.dst_nic]].name, double(rtt) * 1e-6,
+          double(NicConfig{}.rto) * 1e-6));
+    }
     base_rtt[f] = rtt;
     const std::uint64_t full = (fs.bytes - first_payload) / cfg_.nic.mtu;
     const std::uint64_t tail = (fs.bytes - first_payload) % cfg_.nic.mtu;

@@ -358,6 +358,15 @@ TEST_CASE("network set-up errors say what is wrong", "[net]") {
   cfg.sw.routing = Routing::kSpray;
   REQUIRE_THROWS_WITH(Network(topo, cfg, {{0, 1, 1000, 0}}),
                       Catch::Contains("network.cc=hpcc needs network.routing=ecmp"));
+  // A timeout inside the unloaded round trip (two 1 us links each way, ~4.7 us) would resend
+  // every packet before its ACK could come back.
+  cfg = config(cc::Kind::kNone);
+  cfg.nic.rto = 4 * core::kMicrosecond;
+  REQUIRE_THROWS_WITH(Network(topo, cfg, {{0, 1, 1000, 0}}),
+                      Catch::Contains("network.rto (4.000 us) is not longer than the unloaded "
+                                      "round trip of flow 0 (host0.nic0 -> host1.nic0"));
+  cfg.nic.rto = 10 * core::kMicrosecond;
+  REQUIRE_NOTHROW(Network(topo, cfg, {{0, 1, 1000, 0}}));
   cfg = config(cc::Kind::kNone);
   Network once(topo, cfg, {{0, 1, 1000, 0}});
   once.run({});
