@@ -226,9 +226,10 @@ std::vector<AlgoTime> algo_times(const TuningInput& in) {
 
 int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels) {
   if (algo != Algo::Ring && algo != Algo::Tree) return channels;
-  // Thread counts per (algo, proto) and bytes-per-thread thresholds (nccl-facts.md §1, §4).
+  // maxThreads per (algo, proto) and bytes-per-thread thresholds (nccl-facts.md §1, §4). Tree
+  // shrinks with the same maxThreads as ring (LL 512, LL128 640, Simple 512:
+  // ncclTopoTuneModel); it runs all 640 threads only after the shrink (enqueue.cc).
   int threads = proto == Proto::LL ? 512 : proto == Proto::LL128 ? 640 : 512;
-  if (algo == Algo::Tree) threads = 640;
   if (algo == Algo::Ring && proto == Proto::Simple && in.hw.bw_intra_gbps * channels <= 12.0) {
     threads = 256;
   }

@@ -84,6 +84,16 @@ TEST_CASE("across nodes the host CPU sets LL's cap and the network overhead", "[
   CHECK(find(times, Algo::Ring, Proto::Simple).latency_us == Approx(8.4 + 28 * 6.0 + 2 * 14.0));
 }
 
+TEST_CASE("tree shrinks its channels with ring's thread counts", "[collectives]") {
+  // enqueue.cc: nc shrinks while bytes < nc x maxThreads x threshold; tree's maxThreads are LL
+  // 512, LL128 640, Simple 512 (threshold 8, 8, 64); 20 KiB = 5 x 512 x 8 = 4 x 640 x 8.
+  const TuningInput in{Op::AllReduce, 20480, 16, 2, Hardware{}};
+  CHECK(tuned_channels(in, Algo::Tree, Proto::LL, 16) == 5);
+  CHECK(tuned_channels(in, Algo::Tree, Proto::LL128, 16) == 4);
+  const TuningInput simple{Op::AllReduce, 5 * 512 * 64, 16, 2, Hardware{}};
+  CHECK(tuned_channels(simple, Algo::Tree, Proto::Simple, 16) == 5);
+}
+
 TEST_CASE("the tree correction stops where NCCL's does", "[collectives]") {
   // Tree all-reduce takes treeCorrectionFactor for log2(bytes/64) < 23 only: Simple's .9 at
   // 256 MiB (index 22), none at 512 MiB (index 23).
