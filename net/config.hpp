@@ -57,6 +57,13 @@ struct NicConfig {
   std::uint32_t mtu = 4096;
   // ACK every n-th in-order packet (and always the last): HPCC-ns3 L2_ACK_INTERVAL 1.
   std::uint32_t ack_every = 1;
+  // ACKs and NACKs travel in the data class (queued behind data, buffered and paused with it,
+  // counted in the queue lengths HPCC's telemetry reports), as in HPCC-ns3's shipped
+  // config.txt (ACK_HIGH_PRIO 0) and as RC responses share their queue pair's class on
+  // InfiniBand and RoCE NICs; otherwise strictly above data, as HPCC-ns3 run.py and SimAI set
+  // ACK_HIGH_PRIO 1. CNPs always go strictly above data (ConnectX CNP_802P_PRIO 6, a strict
+  // class on NVIDIA switches' RoCE defaults).
+  bool ack_in_data_class = false;
   // A receiver re-sends a NACK for the same gap only after this long: HPCC-ns3 NACK interval
   // 500 us (RdmaHw attribute default, cc-defaults.md section 2).
   core::Time nack_interval = 500 * core::kMicrosecond;

@@ -44,7 +44,8 @@ Nics::Totals Nics::totals() const {
 void Nics::transmit(Ctx& ctx, NodeId node) {
   Port& pt = ports_->at(node, 0);
   if (pt.idle(ctx.now())) start_next(ctx, node);
-  if (!pt.idle(ctx.now()) && (pt.has_control() || !state_of(node).active.empty())) {
+  if (!pt.idle(ctx.now()) &&
+      (pt.has_control() || !pt.queue[kDataClass].empty() || !state_of(node).active.empty())) {
     ports_->resume_when_idle(ctx, node, 0);
   }
 }
@@ -53,7 +54,15 @@ void Nics::start_next(Ctx& ctx, NodeId node) {
   Port& pt = ports_->at(node, 0);
   if (ports_->send_control(ctx, node, 0)) return;
   if (pt.data_paused(ctx.now())) {
-    if (!state_of(node).active.empty()) ports_->wake_at(ctx, node, 0, pt.paused_until);
+    if (!state_of(node).active.empty() || !pt.queue[kDataClass].empty()) {
+      ports_->wake_at(ctx, node, 0, pt.paused_until);
+    }
+    return;
+  }
+  // ACKs that travel with the data (NicConfig::ack_in_data_class) leave before the next data
+  // packet: the responder answers before the queue pairs take their turn.
+  if (!pt.queue[kDataClass].empty()) {
+    ports_->send_head(ctx, node, 0, kDataClass);
     return;
   }
   Packet pkt;
@@ -235,6 +244,7 @@ void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetr
   reply.flow = pkt.flow;
   reply.src = node;
   reply.dst = pkt.src;
+  reply.in_data = cfg_->nic.ack_in_data_class;
   // DCQCN notification point: at most one CNP per flow per interval.
   if (pkt.ce && dcqcn_ && (r.last_cnp < 0 || now - r.last_cnp >= cfg_->cc.dcqcn.cnp_interval)) {
     r.last_cnp = now;

@@ -12,8 +12,8 @@ namespace fabricsim::net {
 enum class PacketType : std::uint8_t { kData, kAck, kNack, kCnp, kPause };
 
 // Traffic classes of a port, served in strict priority: PFC frames (MAC control, so an XOFF
-// never waits behind other frames), then transport control (ACK, NACK, CNP: HPCC-ns3 / SimAI
-// ACK_HIGH_PRIO), then data. Only data is ever paused.
+// never waits behind other frames), then transport control (CNP, and ACK/NACK unless they go
+// with the data: NicConfig::ack_in_data_class), then data. Only the data class is ever paused.
 enum TrafficClass : std::uint8_t { kMacControl = 0, kControl = 1, kDataClass = 2, kClasses = 3 };
 
 // HPCC telemetry stamped by one egress port, in a compact form of cc::IntHop.
@@ -43,6 +43,7 @@ struct Packet {
   PacketType type = PacketType::kData;
   bool ce = false;       // data: ECN congestion experienced; ACK: echo of CE
   bool ack_req = false;  // data: acknowledge at once (IB BTH AckReq), whatever ack_every says
+  bool in_data = false;  // ACK/NACK: travels in the data class (NicConfig::ack_in_data_class)
   // HPCC: valid stamps in the packet's Telemetry, which travels beside it (0: it has none).
   std::uint8_t hops = 0;
 
@@ -52,6 +53,9 @@ struct Packet {
         return kDataClass;
       case PacketType::kPause:
         return kMacControl;
+      case PacketType::kAck:
+      case PacketType::kNack:
+        return in_data ? kDataClass : kControl;
       default:
         return kControl;
     }

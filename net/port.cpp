@@ -42,12 +42,16 @@ void Ports::resume_when_idle(Ctx& ctx, NodeId node, PortId p) {
 bool Ports::send_control(Ctx& ctx, NodeId node, PortId p) {
   Port& pt = at(node, p);
   if (!pt.has_control()) return false;
-  const TrafficClass tc = pt.queue[kMacControl].empty() ? kControl : kMacControl;
+  send_head(ctx, node, p, pt.queue[kMacControl].empty() ? kControl : kMacControl);
+  return true;
+}
+
+void Ports::send_head(Ctx& ctx, NodeId node, PortId p, TrafficClass tc) {
+  Port& pt = at(node, p);
   const Packet& pkt = pt.queue[tc].front();
   pt.queued[tc] -= pkt.wire;
   start_tx(ctx, node, p, pkt, pt.front_telemetry(tc));
   pt.pop(tc);
-  return true;
 }
 
 void Ports::wake_at(Ctx& ctx, NodeId node, PortId p, core::Time t) {

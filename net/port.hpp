@@ -92,6 +92,8 @@ class Ports {
   void resume_when_idle(Ctx& ctx, NodeId node, PortId p);
   // Starts the next control frame (MAC control first), if one waits; false if none does.
   bool send_control(Ctx& ctx, NodeId node, PortId p);
+  // Starts the frame at the head of class `tc` (it must not be empty).
+  void send_head(Ctx& ctx, NodeId node, PortId p, TrafficClass tc);
   // A kPortWake at t (a pause ends), unless an earlier one is pending.
   void wake_at(Ctx& ctx, NodeId node, PortId p, core::Time t);
   // A PFC frame from the peer: XOFF pauses data for its duration, XON resumes it. True when it

@@ -184,6 +184,9 @@ void Switches::dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt, Telemetry&
   Port& op = ports_->at(sw, out);
   const std::uint64_t q = op.queued[kDataClass];
   const std::uint32_t i = ports_->index(sw, out);
+  // ACKs in the data class are neither marked (their CE bit echoes the data packet's) nor
+  // stamped (their telemetry is the data packet's, echoed); HPCC-ns3 adds INT to data only.
+  if (pkt.type != PacketType::kData) return;
   if (cfg_->sw.ecn) {
     const double p = red_probability(q, kmin_[i], kmax_[i], cfg_->sw.pmax);
     if (p > 0 && ctx.rng().uniform() < p) {

@@ -112,6 +112,7 @@ net::NetworkConfig read_network(const Section& s) {
           "routing",
           "mtu",
           "ack_every",
+          "ack_class",
           "rto",
           "retry_count",
           "nack_interval",
@@ -163,6 +164,8 @@ net::NetworkConfig read_network(const Section& s) {
   cfg.nic.mtu = static_cast<std::uint32_t>(s.bytes("mtu", def.nic.mtu, 1, 65536));
   cfg.nic.ack_every =
       static_cast<std::uint32_t>(s.uint("ack_every", def.nic.ack_every, 1, kMaxCount));
+  cfg.nic.ack_in_data_class = s.choice("ack_class", def.nic.ack_in_data_class ? "data" : "control",
+                                       {"control", "data"}) == "data";
   cfg.nic.rto = s.time("rto", def.nic.rto, 1);
   cfg.nic.retry_count =
       static_cast<std::uint32_t>(s.uint("retry_count", def.nic.retry_count, 0, 7));
