@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build ccache
   libboost-graph-dev libboost-program-options-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev catch2 libtbb-dev
+  clang libclang-rt-14-dev  # the fuzz stage of scripts/test.sh (libFuzzer)
   python3-matplotlib  # tools/plot only
 )
 

@@ -4,17 +4,23 @@
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build (assertions on), every test but the
 #      `accuracy` label (minutes of simulation, already run by the release stage);
 #   3. ThreadSanitizer build: the tests labelled `kernel` (the parallel kernel) and every
-#      multithreaded determinism test of the models built on it.
-# FABRICSIM_TEST_STAGES="release asan tsan" (default) picks stages; `-L label` style filters go
-# through FABRICSIM_CTEST_ARGS.
+#      multithreaded determinism test of the models built on it;
+#   4. libFuzzer harnesses of the input readers (clang, ASan + UBSan), a fixed number of
+#      inputs each from a fixed seed over the checked-in corpus (scripts/fuzz.sh).
+# FABRICSIM_TEST_STAGES="release asan tsan fuzz" (default) picks stages; `-L label` style
+# filters go through FABRICSIM_CTEST_ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
-stages=${FABRICSIM_TEST_STAGES:-release asan tsan}
+stages=${FABRICSIM_TEST_STAGES:-release asan tsan fuzz}
 jobs=$(nproc)
 for stage in $stages; do
   echo "=== fabricsim tests: $stage"
+  if [ "$stage" = fuzz ]; then
+    scripts/fuzz.sh
+    continue
+  fi
   cmake --preset "$stage" >/dev/null
   cmake --build --preset "$stage" -j "$jobs"
   if [ "$stage" = tsan ]; then

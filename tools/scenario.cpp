@@ -1,6 +1,7 @@
 #include "tools/scenario.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -143,19 +144,51 @@ core::PholdParams read_phold(const Section& ph, const SimulationSection& sim, co
   return p;
 }
 
+// Where the first two YAML documents of `text` start. Not YAML::LoadAll: yaml-cpp 0.7's never
+// returns on some malformed streams (a stray ',' at the top level makes the parser report an
+// empty document without consuming the token, again and again), so a file holding only ","
+// hung the loader. Throws YAML::ParserException on a syntax error.
+std::vector<YAML::Mark> document_starts(const std::string& text) {
+  struct Starts : YAML::EventHandler {
+    std::vector<YAML::Mark> marks;
+    void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+  } starts;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  while (starts.marks.size() < 2 && parser.HandleNextDocument(starts)) {
+  }
+  return starts.marks;
+}
+
 Scenario parse(const std::string& text, ParseContext& ctx,
                const std::vector<std::string>& overrides) {
   YAML::Node root;
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    const std::vector<YAML::Mark> docs = document_starts(text);
+    if (docs.size() > 1 && docs[1].pos == docs[0].pos) {
+      throw ScenarioError(fmt::format(
+          "{}:{}:{}: not valid YAML: a token that belongs to no document (a stray ','?)", ctx.file,
+          docs[1].line + 1, docs[1].column + 1));
+    }
     if (docs.size() > 1) {
       // Anything after a second '---' would be silently ignored.
       throw ScenarioError(fmt::format(
           "{}:{}: a second YAML document; a scenario is one document (remove the '---' line or "
           "split the file)",
-          ctx.file, docs[1].Mark().line + 1));
+          ctx.file, docs[1].line + 1));
     }
-    if (!docs.empty()) root = docs[0];
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw ScenarioError(fmt::format("{}:{}:{}: not valid YAML: {}", ctx.file, e.mark.line + 1,
                                     e.mark.column + 1, e.msg));
