@@ -1,5 +1,6 @@
 #include "collectives/plan.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -84,9 +85,31 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
   }
 }
 
+// Refuses a plan of more than about max_steps steps before any is built. Every piece a rank
+// sends is one send and one receive step; the bytes all ranks send are the bus traffic:
+// 2(n-1) x bytes for all-reduce, (n-1) x bytes for the others (send/recv: bytes).
+void check_size(const Call& call, const Plan& plan, std::uint64_t piece, std::uint64_t max_steps) {
+  const double n = plan.n_ranks;
+  const double sent = double(call.bytes) * (plan.op == Op::AllReduce  ? 2 * (n - 1)
+                                            : plan.op == Op::SendRecv ? 1
+                                                                      : n - 1);
+  // A rank's share on a channel may be smaller than a piece (then it is the piece): the
+  // estimate stays below the count, never above it.
+  const std::uint64_t share = call.bytes / std::uint64_t(plan.n_ranks * std::max(plan.channels, 1));
+  const double steps = 2 * sent / double(std::max<std::uint64_t>({std::min(piece, share), 1}));
+  if (steps <= double(max_steps)) return;
+  throw PlanError("this " + std::string(name(plan.op)) + " of " + std::to_string(call.bytes) +
+                  " bytes on " + std::to_string(plan.n_ranks) + " ranks (" +
+                  std::string(name(plan.algo)) + "/" + std::string(name(plan.proto)) +
+                  ") is about " + std::to_string(std::uint64_t(steps)) +
+                  " steps, more than fit in the memory limit (" + std::to_string(max_steps) +
+                  " steps; --max-memory): choose a smaller size");
+}
+
 }  // namespace
 
-Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads) {
+Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
+               std::uint64_t max_steps) {
   const Hosts hosts = group_hosts(layout);
   check_call(call, layout, hosts);
   const int n = static_cast<int>(layout.ranks.size());
@@ -131,6 +154,21 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads) {
     }
     return size;
   };
+  // The smallest piece one step moves: ring chunks are cut into slices; NVLSTree has its own.
+  const auto piece = [&]() -> std::uint64_t {
+    if (plan.algo == Algo::NvlsTree) {
+      return call.chunk_bytes > 0 ? call.chunk_bytes
+                                  : nvls_tree_chunk(call.bytes, plan.channels,
+                                                    static_cast<int>(hosts.ranks.front().size()),
+                                                    static_cast<int>(hosts.ranks.size()));
+    }
+    if (plan.algo == Algo::Ring && plan.op != Op::Broadcast && plan.op != Op::Reduce) {
+      return chunk(true) / static_cast<std::uint64_t>(chunk_steps(plan.op, plan.algo, plan.proto) /
+                                                      slice_steps(plan.op, plan.algo, plan.proto));
+    }
+    return chunk(true);
+  };
+  check_size(call, plan, piece(), max_steps);
   switch (plan.algo) {
     case Algo::Ring:
       if (plan.op == Op::Broadcast || plan.op == Op::Reduce) {

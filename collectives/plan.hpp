@@ -80,7 +80,10 @@ struct Plan {
 
 // Validates the call against the layout and builds the plan. Throws PlanError for an
 // impossible or unsupported request; Auto fields are resolved by the tuning model. `threads`
-// may share the building of large ring plans; the plan does not depend on it.
-Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads = 1);
+// may share the building of large ring plans; the plan does not depend on it. A plan of more
+// than about `max_steps` steps (estimated before any is built: every piece a rank sends is a
+// send and a receive step) is refused with a PlanError naming its size.
+Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads = 1,
+               std::uint64_t max_steps = ~std::uint64_t{0});
 
 }  // namespace fabricsim::collectives

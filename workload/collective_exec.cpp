@@ -15,6 +15,10 @@ namespace fabricsim::workload {
 using collectives::Plan;
 using collectives::Step;
 
+std::uint64_t plan_step_budget() {
+  return net::memory_limit() / (2 * sizeof(collectives::Step));
+}
+
 collectives::RankLayout rank_layout(const net::Topology& topo, const collectives::Hardware& hw) {
   collectives::RankLayout layout;
   layout.hw = hw;

@@ -52,6 +52,11 @@ struct CollectiveResult {
   std::uint32_t queue_pairs = 0;   // RDMA connections used
 };
 
+// The most plan steps that fit in the memory limit (net::memory_limit, --max-memory): a step
+// is held twice at most, as the plan's Step and as the executor's state (make_plan's
+// max_steps).
+std::uint64_t plan_step_budget();
+
 // Every GPU of the topology as a rank, host by host (rank = host x gpus + local).
 collectives::RankLayout rank_layout(const net::Topology& topo, const collectives::Hardware& hw);
 

@@ -159,6 +159,22 @@ TEST_CASE("busbw factors are nccl-tests'", "[collectives]") {
   CHECK(busbw_gbps(Op::AllReduce, 2, 1'000'000'000, 1.0) == Approx(1.0));
 }
 
+TEST_CASE("a plan too large for the memory limit is refused before it is built",
+          "[collectives]") {
+  const RankLayout two_hosts = layout_hosts(16, 8, true);
+  for (const Op op : {Op::AllReduce, Op::AllGather}) {
+    CAPTURE(name(op));
+    const Call call{.op = op, .bytes = 1u << 30};
+    const Plan plan = make_plan(call, two_hosts);
+    std::uint64_t steps = 0;
+    for (const std::vector<Step>& rank : plan.steps) steps += rank.size();
+    // The estimate (2 steps per piece of the bus traffic) is within a factor 2 of the count.
+    CHECK_THROWS_WITH(make_plan(call, two_hosts, 1, steps / 2),
+                      Catch::Contains("steps, more than fit in the memory limit"));
+    CHECK_NOTHROW(make_plan(call, two_hosts, 1, steps * 2));
+  }
+}
+
 TEST_CASE("impossible requests are errors, never fallbacks", "[collectives]") {
   const RankLayout two_hosts = layout_hosts(16, 8, true);
   const RankLayout one_host = layout_one_host(8, false);
