@@ -55,7 +55,8 @@ TEST_CASE("across nodes the host CPU sets LL's cap and the network overhead", "[
   hw.nic_gbps = 50;
   hw.pci_gbps = 48;
   const auto ring_ll = [](const TuningInput& in) {
-    const AlgoTime& t = find(algo_times(in), Algo::Ring, Proto::LL);
+    const std::vector<AlgoTime> times = algo_times(in);
+    const AlgoTime& t = find(times, Algo::Ring, Proto::LL);
     return t.algbw_gbps * 2 * (in.n_ranks - 1) / in.n_ranks;  // back to bus bandwidth
   };
   TuningInput in{Op::AllReduce, 1 << 20, 16, 2, hw};
