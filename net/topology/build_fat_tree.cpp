@@ -13,6 +13,15 @@ std::uint32_t uplinks_per_leaf(const FatTreeParams& p) {
   const long double per_uplink = static_cast<long double>(p.oversubscription) * p.uplink.rate;
   // The tolerance keeps an exact ratio (16 x 400G at 2:1 over 400G = 8) from rounding up to 9.
   const long double n = std::ceil(down / per_uplink - 1e-9L);
+  // A leaf has at most a switch's ports (kMaxUplinks is far above any real radix); past it the
+  // count would not even fit the integer it is stored in (an uplink of 1 bit/s).
+  constexpr std::uint32_t kMaxUplinks = 65536;
+  detail::require(n <= kMaxUplinks, "fat_tree",
+                  fmt::format("{} host links per leaf at {:g} Gb/s over uplinks of {:g} Gb/s at "
+                              "oversubscription {:g} need {:.0Lf} uplinks per leaf, more than the "
+                              "{} a leaf can have: raise the uplink rate or the oversubscription",
+                              p.hosts_per_leaf * p.host.nics, double(p.nic.rate) * 1e-9,
+                              double(p.uplink.rate) * 1e-9, p.oversubscription, n, kMaxUplinks));
   return n < 1 ? 1 : static_cast<std::uint32_t>(n);
 }
 

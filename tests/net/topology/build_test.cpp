@@ -94,6 +94,10 @@ TEST_CASE("fat_tree 2-tier: oversubscription sets the uplinks per leaf", "[topol
   p.uplink.rate = 800 * kGbps;
   p.host.nics = 2;  // 16 x 400G down
   CHECK(uplinks_per_leaf(p) == 8);
+  // A 1 bit/s uplink would need 6.4e12 uplinks: refused, not wrapped into a 32-bit count
+  // (found by fuzzing the scenario loader; UBSan: float-cast-overflow).
+  p.uplink.rate = 1;
+  CHECK_THROWS_WITH(uplinks_per_leaf(p), Catch::Contains("uplinks per leaf, more than the 65536"));
 }
 
 TEST_CASE("fat_tree 2-tier: counts follow the formulas", "[topology][fat_tree]") {
