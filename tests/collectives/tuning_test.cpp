@@ -85,6 +85,29 @@ TEST_CASE("across nodes the host CPU sets LL's cap and the network overhead", "[
   CHECK(find(times, Algo::Ring, Proto::Simple).latency_us == Approx(8.4 + 28 * 6.0 + 2 * 14.0));
 }
 
+TEST_CASE("Blackwell on x86 hosts corrects NVLSTree as NCCL does", "[collectives]") {
+  // tuning.cc applies treeCorrectionFactor to NVLSTree when compCap >= 100 and the CPU is x86:
+  // at 4 MiB (log2(bytes/64) = 16) Simple's factor is .7; Arm hosts (GB200) keep 1.
+  Hardware hw;
+  hw.arch = Arch::Blackwell;
+  hw.nvls = true;
+  hw.nics_per_host = 8;
+  hw.nic_gbps = 50;
+  hw.pci_gbps = 48;
+  TuningInput in{Op::AllReduce, 4u << 20, 16, 2, hw};
+  const auto nvls_tree = [](const TuningInput& t) {
+    const std::vector<AlgoTime> times = algo_times(t);
+    return find(times, Algo::NvlsTree, Proto::Simple).algbw_gbps;
+  };
+  const double x86 = nvls_tree(in);
+  in.hw.cpu = Cpu::Arm;
+  CHECK(x86 / nvls_tree(in) == Approx(0.7));
+  in.hw.arch = Arch::Hopper;  // Hopper: no correction on any CPU
+  const double hopper_arm = nvls_tree(in);
+  in.hw.cpu = Cpu::Intel;
+  CHECK(nvls_tree(in) == Approx(hopper_arm));
+}
+
 TEST_CASE("tree shrinks its channels with ring's thread counts", "[collectives]") {
   // enqueue.cc: nc shrinks while bytes < nc x maxThreads x threshold; tree's maxThreads are LL
   // 512, LL128 640, Simple 512 (threshold 8, 8, 64); 20 KiB = 5 x 512 x 8 = 4 x 640 x 8.
@@ -160,8 +183,7 @@ TEST_CASE("busbw factors are nccl-tests'", "[collectives]") {
   CHECK(busbw_gbps(Op::AllReduce, 2, 1'000'000'000, 1.0) == Approx(1.0));
 }
 
-TEST_CASE("a plan too large for the memory limit is refused before it is built",
-          "[collectives]") {
+TEST_CASE("a plan too large for the memory limit is refused before it is built", "[collectives]") {
   const RankLayout two_hosts = layout_hosts(16, 8, true);
   for (const Op op : {Op::AllReduce, Op::AllGather}) {
     CAPTURE(name(op));
