@@ -19,6 +19,13 @@ enum class IntraLink { NVLink, PCI };
 // The host CPU as NCCL's topology detection reports it (src/graph/topo.h NCCL_TOPO_CPU_*): its
 // tuning takes the multi-node LL bandwidth cap and the per-step network overhead from it.
 enum class Cpu { Intel, Amd, Arm };
+// Where a GPU's NIC sits, as NCCL's topology paths name the GPU-to-NIC route (src/graph/topo.h
+// PATH_*): behind the same or nested PCIe switches (PIX / PXB, the HGX norm), through the CPU's
+// PCIe host bridge (PHB), or through the CPU that a Grace Hopper / Grace Blackwell GPU reaches
+// over NVLink-C2C (PHB in NCCL before 2.27, P2C from 2.27).
+enum class NicPath { PcieSwitch, Cpu, C2c };
+// NCCL's version as its NCCL_VERSION_CODE encodes it: major x 10000 + minor x 100 + patch.
+inline constexpr int kNcclVersionModelled = 23007;  // 2.30.7, the tuning ported here
 
 std::string_view name(Op op);
 std::string_view name(Algo algo);
@@ -37,8 +44,8 @@ struct RankInfo {
   int nic = 0;    // NIC (rail) index inside the host the GPU is closest to
 };
 
-// Hardware facts the tuning model needs; bandwidths are per channel, as NCCL's graph search
-// reports them (bwIntra / bwInter in GB/s).
+// Hardware facts the tuning model needs, and the NCCL version that tunes for them; bandwidths
+// are per channel, as NCCL's graph search reports them (bwIntra / bwInter in GB/s).
 struct Hardware {
   Arch arch = Arch::Hopper;
   IntraLink intra = IntraLink::NVLink;
@@ -48,6 +55,8 @@ struct Hardware {
   bool nvls = false;            // NVSwitch with NVLink SHARP (Hopper+ with NVLS enabled)
   int nvls_channels = 16;       // SM90 default, src/transport/nvls.cc (nccl-facts.md §1)
   Cpu cpu = Cpu::Intel;
+  NicPath nic_path = NicPath::PcieSwitch;
+  int nccl_version = kNcclVersionModelled;
   // The node's NICs, for communicators across hosts (graph.hpp): 0 = unknown, and such
   // communicators use max_channels and bw_inter_gbps as given.
   int nics_per_host = 0;

@@ -17,6 +17,20 @@ constexpr std::array<double, 19> kSpeedInter{48.0, 30.0, 28.0, 24.0, 20.0, 18.0,
 constexpr std::array<double, 17> kSpeedInterSm90{48.0, 45.0, 42.0, 40.0, 30.0, 24.0,
                                                  22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
                                                  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr std::array<double, 20> kSpeedInterSm100{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0,
+                                                  30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                                                  6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+std::span<const double> speeds_of(Arch a) {
+  switch (a) {
+    case Arch::Hopper:
+      return kSpeedInterSm90;
+    case Arch::Blackwell:
+      return kSpeedInterSm100;
+    default:
+      return kSpeedInter;
+  }
+}
 
 double ring_speed(std::span<const double> speeds, double max_gbps) {
   for (double s : speeds) {
@@ -31,7 +45,8 @@ NetGraph net_graph(const Hardware& hw, int ranks_per_node) {
   const bool sm90 = hw.arch == Arch::Hopper || hw.arch == Arch::Blackwell;
   const double path = hw.pci_gbps > 0 ? std::min(hw.nic_gbps, hw.pci_gbps) : hw.nic_gbps;
   NetGraph g;
-  g.ring_gbps = sm90 ? ring_speed(kSpeedInterSm90, path) : ring_speed(kSpeedInter, path);
+  const std::span<const double> speeds = speeds_of(hw.arch);
+  g.ring_gbps = ring_speed(speeds, path);
   // One ring per NIC in use (a path fast enough for several rings at this speed takes more).
   const int nics = std::clamp(std::min(hw.nics_per_host, ranks_per_node), 1, kMaxChannels / 4);
   const int per_nic = std::max(1, static_cast<int>(std::floor(path / g.ring_gbps)));
@@ -44,6 +59,17 @@ NetGraph net_graph(const Hardware& hw, int ranks_per_node) {
   }
   g.channels = std::min(kMaxChannels, 2 * g.rings);
   if (sm90 && g.ring_gbps > 45.0 && g.channels < 16) g.channels *= 2;
+  // Each tree's chain inside the node leaves every GPU once, so the trees share its NVLink;
+  // with one GPU per node no tree uses NVLink.
+  const double nvlink = ranks_per_node > 1 ? hw.bw_intra_gbps * hw.max_channels : 1e300;
+  // The pass restarts from the first speed at most bwInter, and steps up only from bwInter
+  // itself (a halved ring speed outside the array never steps up).
+  g.tree_intra_gbps = g.ring_gbps;
+  auto s = std::find(speeds.begin(), speeds.end(), g.ring_gbps);
+  while (s != speeds.end() && s != speeds.begin() && g.tree_intra_gbps < 2 * g.ring_gbps &&
+         *(s - 1) * g.rings <= nvlink) {
+    g.tree_intra_gbps = *--s;
+  }
   return g;
 }
 

@@ -80,18 +80,21 @@ int log2i(int x) {
 
 // The channels a communicator runs, and the rings x bandwidth its model counts: across hosts
 // NCCL's network graph (graph.hpp) when the NICs are known; else the hardware's figures.
+// NCCL's model reads a graph's bwIntra up to two nodes and its bwInter beyond; only the tree
+// graph's two differ (graph.hpp).
 struct Channels {
   int run = 1;
   int rings = 1;
   double ring_gbps = 0;
+  double tree_gbps = 0;
 };
 Channels channels_of(const TuningInput& in) {
   if (in.n_nodes > 1 && in.hw.nic_gbps > 0) {
     const NetGraph g = net_graph(in.hw, std::max(1, in.n_ranks / in.n_nodes));
-    return {g.channels, g.rings, g.ring_gbps};
+    return {g.channels, g.rings, g.ring_gbps, in.n_nodes <= 2 ? g.tree_intra_gbps : g.ring_gbps};
   }
   const double bw = in.n_nodes <= 2 ? in.hw.bw_intra_gbps : in.hw.bw_inter_gbps;
-  return {in.hw.max_channels, in.hw.max_channels, bw};
+  return {in.hw.max_channels, in.hw.max_channels, bw, bw};
 }
 
 AlgoTime ring_time(const TuningInput& in, Proto p) {
@@ -139,7 +142,7 @@ AlgoTime tree_time(const TuningInput& in, Proto p) {
   t.latency_us =
       base_latency_us(Algo::Tree, p) + 2 * ((ppn - 1) * hw_latency_us(Algo::Tree, p, intra_hop) +
                                             log2i(nodes) * hw_latency_us(Algo::Tree, p, Hop::Net));
-  const double bus = nch * ch.ring_gbps;
+  const double bus = nch * ch.tree_gbps;
   double tree = 0;
   if (p == Proto::Simple) tree = std::min(0.92 * bus, nch * per_ch_tree(in.hw.arch, nodes));
   if (p == Proto::LL) tree = std::min(bus / 3.8, ll_max_bw(in.hw.arch, nodes, in.hw.cpu));
@@ -202,6 +205,20 @@ AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
 }
 
 }  // namespace
+
+bool ll128_by_default(const TuningInput& in) {
+  if (in.hw.intra != IntraLink::NVLink && in.n_ranks > in.n_nodes) return false;
+  if (in.n_nodes <= 1) return true;
+  switch (in.hw.nic_path) {
+    case NicPath::PcieSwitch:
+      return true;
+    case NicPath::Cpu:
+      return false;
+    case NicPath::C2c:
+      return in.hw.nccl_version >= 22700;
+  }
+  return false;
+}
 
 double net_overhead_us(Cpu cpu) {
   return cpu == Cpu::Amd ? 2.0 : 1.0;
@@ -270,6 +287,7 @@ Choice choose(const TuningInput& in, Algo algo, Proto proto) {
   for (const AlgoTime& t : times) {
     if (!t.enabled || (algo != Algo::Auto && t.algo != algo)) continue;
     if (proto != Proto::Auto && t.proto != proto) continue;
+    if (proto == Proto::Auto && t.proto == Proto::LL128 && !ll128_by_default(in)) continue;
     if (best == nullptr || t.time_us < best->time_us) best = &t;
   }
   if (best == nullptr) {

@@ -42,6 +42,15 @@ struct Choice {
 // Throws PlanError if no enabled pair matches.
 Choice choose(const TuningInput& in, Algo algo = Algo::Auto, Proto proto = Proto::Auto);
 
+// Whether NCCL offers LL128 when NCCL_PROTO is unset (tuning.cc ncclTopoTuneModel, enable
+// "2"): only over NVLink inside hosts (typeIntra <= PATH_NVB), and across hosts only where the
+// GPU reaches its NIC through PCIe switches (typeInter <= PATH_PXB), or, from NCCL 2.27 on
+// Hopper and later (NCCL_LL128_C2C=1), through a Grace CPU over NVLink-C2C (PATH_P2C). Before
+// 2.27 NCCL had no C2C path type: that route was PATH_PHB, and LL128 stayed off between GH200
+// nodes (NVIDIA/nccl tags 2.23.4-1 and 2.27.3-1, src/graph/tuning.cc and topo.h). A protocol
+// the caller names (NCCL_PROTO=LL128) is used whatever this says, as in NCCL.
+bool ll128_by_default(const TuningInput& in);
+
 // NCCL's post-choice shrink: fewer channels while bytes < channels x threads x threshold.
 int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels);
 

@@ -56,7 +56,8 @@ net::LinkParams read_link(const Section& parent, const char* key) {
 // `custom_gpus`: for a custom topology, whether any listed host has GPUs (each may set its
 // own count), which decides whether the intra-host fabric keys are needed.
 net::HostParams read_host(const Section& s, std::optional<bool> custom_gpus = std::nullopt) {
-  s.only({"gpus", "gpu", "cpu", "nics", "gpu_link", "gpu_latency", "intra", "gpu_to_nic"});
+  s.only(
+      {"gpus", "gpu", "cpu", "nic_path", "nics", "gpu_link", "gpu_latency", "intra", "gpu_to_nic"});
   const net::HostParams def;
   net::HostParams h;
   h.gpus = static_cast<std::uint32_t>(s.uint("gpus", def.gpus, 0, 1024));
@@ -92,6 +93,10 @@ net::HostParams read_host(const Section& s, std::optional<bool> custom_gpus = st
   // The CPU's maker; NCCL tunes by it. Default intel: the DGX H100 and DGX B200 datasheets list
   // two Intel Xeon Platinum CPUs per host (DGX A100 has AMD EPYC 7742: set amd; GH200: arm).
   h.cpu = s.choice("cpu", def.cpu, {"intel", "amd", "arm"});
+  // How a GPU reaches its NIC; NCCL enables LL128 between hosts by it. Default pcie_switch: on
+  // HGX A100 / H100 / B200 baseboards each GPU and its NIC share a PCIe switch (NVIDIA DGX
+  // H100 user guide, network ports and PCIe topology).
+  h.nic_path = s.choice("nic_path", def.nic_path, {"pcie_switch", "cpu", "c2c"});
   h.intra = s.choice("intra", "nvswitch", {"nvswitch", "pcie"}) == "pcie"
                 ? net::IntraHost::kPcie
                 : net::IntraHost::kNvSwitch;

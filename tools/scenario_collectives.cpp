@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "collectives/protocol.hpp"
@@ -30,6 +31,34 @@ collectives::Op parse_op(const std::string& s) {
   if (s == "reduce") return Op::Reduce;
   if (s == "alltoall") return Op::AllToAll;
   return Op::SendRecv;
+}
+
+// "2.Y" or "2.Y.Z" as NCCL_VERSION_CODE (2 x 10000 + Y x 100 + Z); a package release or build
+// suffix as NCCL prints them ("2.23.4-1", "2.23.4+cuda12.6") is ignored. Versions after the
+// tuning ported here are refused: their rules are not known to this version.
+int nccl_version(const Section& c) {
+  const std::string given = c.text("nccl_version");
+  const std::string v = given.substr(0, given.find_first_of("-+"));
+  unsigned minor = 0, patch = 0;
+  int used = 0;
+  const bool two = std::sscanf(v.c_str(), "2.%u%n", &minor, &used) == 1 &&
+                   static_cast<std::size_t>(used) == v.size();
+  const bool three = !two && std::sscanf(v.c_str(), "2.%u.%u%n", &minor, &patch, &used) == 2 &&
+                     static_cast<std::size_t>(used) == v.size();
+  const int code = 20000 + static_cast<int>(std::min(minor, 999u)) * 100 +
+                   static_cast<int>(std::min(patch, 99u));
+  if (!(two || three) || v.empty() || v.find(' ') != std::string::npos || patch > 99 ||
+      given.size() == v.size() + 1) {
+    c.fail_key("nccl_version",
+               fmt::format("'{}' is not an NCCL 2.x version such as 2.23.4", given));
+  }
+  if (code > collectives::kNcclVersionModelled) {
+    c.fail_key("nccl_version",
+               fmt::format("{} is newer than NCCL 2.30.7, the newest whose tuning this version "
+                           "models; leave the key out to use 2.30.7",
+                           given));
+  }
+  return code;
 }
 
 collectives::Arch arch_of(compute::GpuArch a) {
@@ -69,6 +98,10 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
   hw.cpu = host.cpu == "amd"   ? collectives::Cpu::Amd
            : host.cpu == "arm" ? collectives::Cpu::Arm
                                : collectives::Cpu::Intel;
+  hw.nic_path = host.nic_path == "cpu"   ? collectives::NicPath::Cpu
+                : host.nic_path == "c2c" ? collectives::NicPath::C2c
+                                         : collectives::NicPath::PcieSwitch;
+  if (c.has("nccl_version")) hw.nccl_version = nccl_version(c);
   hw.intra = host.intra == net::IntraHost::kPcie ? collectives::IntraLink::PCI
                                                  : collectives::IntraLink::NVLink;
   // Channels NCCL's graph search finds. A100: 24 ring channels in NCCL logs (nccl-tests issue
@@ -115,8 +148,9 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
 
 std::vector<std::string_view> comm_model_keys(std::initializer_list<std::string_view> more) {
   std::vector<std::string_view> keys(more);
-  keys.insert(keys.end(), {"max_channels", "nvls", "nvlink_efficiency", "nvls_efficiency",
-                           "latencies", "step_latency", "step_latency_per", "nics", "host_delay"});
+  keys.insert(keys.end(),
+              {"max_channels", "nvls", "nvlink_efficiency", "nvls_efficiency", "latencies",
+               "step_latency", "step_latency_per", "nics", "host_delay", "nccl_version"});
   return keys;
 }
 

@@ -25,6 +25,9 @@ struct HostParams {
   std::string gpu;  // GPU model (compute/gpu.hpp), e.g. "H100"; empty for network-only runs
   // The host CPU's maker ("intel", "amd", "arm"): NCCL's tuning reads it (collectives::Cpu).
   std::string cpu = "intel";
+  // The GPU-to-NIC route ("pcie_switch", "cpu", "c2c"): NCCL's tuning reads it
+  // (collectives::NicPath).
+  std::string nic_path = "pcie_switch";
   std::uint32_t nics = 1;  // NICs per host; in rail_optimized, one per rail
   // GPU -> NIC; when empty, GPU g uses NIC g * nics / gpus: one NIC per GPU when nics == gpus,
   // one per two GPUs when nics == gpus / 2.

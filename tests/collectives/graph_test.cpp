@@ -91,3 +91,27 @@ TEST_CASE("tree LL128 shrinks its chunk for messages too small to fill the tree"
   CHECK(mid < full);
   CHECK(mid >= 131072 / 2);
 }
+
+TEST_CASE("network graph: the tree's intra-node bandwidth rises to twice its rings' speed",
+          "[collectives]") {
+  // Pass 2 of ncclTopoCompute raises a tree's bwIntra one speed at a time while it is below
+  // twice bwInter and NVLink carries every tree at it (src/graph/search.cc).
+  // GH200 x4 with 200 Gb/s NICs: 4 rings of 24 GB/s; 24 -> 30 -> 40 -> 42 -> 45 -> 48.
+  Hardware gh200 = node(Arch::Hopper, 4, 25, 48);
+  gh200.bw_intra_gbps = 450.0 / 16;
+  CHECK(net_graph(gh200, 4).tree_intra_gbps == 48.0);
+  // NVLink as the limit: at 120 GB/s per GPU the 4 trees stop at 30.
+  gh200.bw_intra_gbps = 120.0 / 16;
+  CHECK(net_graph(gh200, 4).tree_intra_gbps == 30.0);
+  // DGX A100: 8 rings of 24 on 240 GB/s of NVLink: 28 and 30 fit, 48 does not.
+  Hardware a100 = node(Arch::Ampere, 8, 25, 24);
+  a100.bw_intra_gbps = 240.0 / 24;
+  a100.max_channels = 24;
+  CHECK(net_graph(a100, 8).tree_intra_gbps == 30.0);
+  // H100 x8 NDR: 48 GB/s is the top of SM90's inter-node speeds; nothing to raise.
+  CHECK(net_graph(node(Arch::Hopper, 8, 50, 48), 8).tree_intra_gbps == 48.0);
+  // Blackwell takes SM100's speeds: the same NICs' 48 GB/s rings reach 96.
+  Hardware b200 = node(Arch::Blackwell, 8, 50, 0);
+  b200.bw_intra_gbps = 900.0 / 16;
+  CHECK(net_graph(b200, 8).tree_intra_gbps == 96.0);
+}

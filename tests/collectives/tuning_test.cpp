@@ -258,3 +258,69 @@ TEST_CASE("a single rank or zero bytes moves nothing", "[collectives]") {
   CHECK(busbw_gbps(Op::AllReduce, 1, 1 << 20, 0.0) == 0);
   CHECK(busbw_gbps(Op::AllReduce, 1, 1 << 20, 1e-6) == 0);  // factor 2(n-1)/n = 0
 }
+
+namespace {
+
+// A GH200 node as on CSCS Alps: 4 Hopper GPUs, 4 NICs of 200 Gb/s behind the Grace CPU.
+Hardware gh200_node() {
+  Hardware hw;
+  hw.cpu = Cpu::Arm;
+  hw.nic_path = NicPath::C2c;
+  hw.nics_per_host = 4;
+  hw.nic_gbps = 25;
+  hw.pci_gbps = 48;
+  hw.max_channels = 16;
+  hw.bw_intra_gbps = 450.0 * 0.8 / 16;
+  return hw;
+}
+
+bool picks_ll128(TuningInput in) {
+  for (std::uint64_t b = 8; b <= (4ULL << 30); b *= 2) {
+    in.bytes = b;
+    if (choose(in).proto == Proto::LL128) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("LL128 between hosts only where NCCL enables it by default", "[collectives]") {
+  // tuning.cc: LL128 needs NVLink inside the node and, across nodes, a GPU-NIC path up to
+  // PATH_PXB, or PATH_P2C (Grace's NVLink-C2C) from NCCL 2.27. Before 2.27 GH200's path was
+  // PATH_PHB (tags 2.23.4-1, 2.27.3-1).
+  TuningInput in{Op::AllReduce, 0, 32, 8, gh200_node()};
+  in.hw.nccl_version = 22304;
+  CHECK_FALSE(picks_ll128(in));
+  in.hw.nccl_version = 22703;
+  CHECK(picks_ll128(in));
+  in.hw.nic_path = NicPath::Cpu;  // behind the CPU's host bridge: off in every version
+  CHECK_FALSE(picks_ll128(in));
+  in.hw.nic_path = NicPath::PcieSwitch;
+  in.hw.nccl_version = 22304;
+  CHECK(picks_ll128(in));
+  // One node never crosses a NIC.
+  TuningInput one{Op::AllReduce, 0, 4, 1, gh200_node()};
+  one.hw.nccl_version = 22304;
+  CHECK(picks_ll128(one));
+  // A PCIe-only node: no LL128 at all.
+  one.hw.intra = IntraLink::PCI;
+  CHECK_FALSE(picks_ll128(one));
+  // NCCL_PROTO=LL128 is obeyed whatever the defaults say.
+  in.hw.nic_path = NicPath::C2c;
+  in.bytes = 1 << 20;
+  CHECK(choose(in, Algo::Auto, Proto::LL128).proto == Proto::LL128);
+}
+
+TEST_CASE("up to two nodes the tree is tuned with its raised intra-node bandwidth",
+          "[collectives]") {
+  // GH200 x 2 nodes: rings of 24 GB/s, trees of 48 (graph.hpp); ring busBw 4 x 24 = 96, tree
+  // min(0.92 x 4 x 48, 4 x perChMaxTreeBw 41.4) = 165.6, halved: 82.8 against 96 x 8 / 14.
+  TuningInput two{Op::AllReduce, 1ULL << 30, 8, 2, gh200_node()};
+  const auto times = algo_times(two);
+  CHECK(find(times, Algo::Tree, Proto::Simple).algbw_gbps == Approx(82.8));
+  CHECK(find(times, Algo::Ring, Proto::Simple).algbw_gbps == Approx(96.0 * 8 / 14));
+  CHECK(choose(two).algo == Algo::Tree);
+  // From three nodes NCCL reads bwInter: the ring wins again.
+  TuningInput four{Op::AllReduce, 1ULL << 30, 16, 4, gh200_node()};
+  CHECK(choose(four).algo == Algo::Ring);
+}
