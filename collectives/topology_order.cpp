@@ -39,10 +39,11 @@ std::vector<int> host_chain(const Hosts& hosts, const RankLayout& layout, int ho
   const int ppn = static_cast<int>(ranks.size());
   std::vector<int> chain;
   chain.reserve(ranks.size());
-  if (hosts.ranks.size() == 1) {
-    for (int i = 0; i < ppn; ++i) chain.push_back(ranks[(i + channel) % ppn]);
-    return chain;
-  }
+  // One host: every channel takes the same order. NCCL's graph search first tries
+  // sameChannels, replaying channel 0's GPU order for the others (search.cc
+  // FORCED_ORDER_REPLAY), and on an NVSwitch that succeeds. Rings do not care; a tree's chain
+  // does: its middle GPUs send up and down on every channel.
+  if (hosts.ranks.size() == 1) return ranks;
   const int rail = channel_rail(hosts, channel);
   std::vector<int> on_rail;
   int start = channel % ppn;  // a host without this rail still rotates

@@ -25,8 +25,8 @@ int channel_rail(const Hosts& hosts, int channel);
 
 // The chain of host h's ranks for channel c. Multi-host: starts at the host's first GPU on the
 // channel's rail (the entry) and ends on another GPU of that rail if the host has one (the
-// exit), so both inter-host hops avoid a detour; single host: rotated by the channel so that
-// channels load different NVLink pairs.
+// exit), so both inter-host hops avoid a detour; single host: the same order on every channel,
+// as NCCL's graph search keeps it there.
 std::vector<int> host_chain(const Hosts& hosts, const RankLayout& layout, int host, int channel);
 
 // The ring of channel c: host chains concatenated in host order.

@@ -43,6 +43,31 @@ TEST_CASE("two GPUs per NIC: a ring enters and leaves a host on the same rail", 
   }
 }
 
+TEST_CASE("one host: every channel's tree is the same chain, so its middle GPUs send twice",
+          "[collectives]") {
+  // NCCL's search replays channel 0's order for the others (sameChannels); a 4-GPU tree is the
+  // chain 0-1-2-3 on every channel, whose middle GPUs send up and down.
+  const RankLayout layout = layout_one_host(4);
+  const Hosts hosts = group_hosts(layout);
+  for (int c = 1; c < 16; ++c)
+    CHECK(host_chain(hosts, layout, 0, c) == host_chain(hosts, layout, 0, 0));
+  Call call{.op = Op::AllReduce,
+            .bytes = 64 << 20,
+            .algo = Algo::Tree,
+            .proto = Proto::Simple,
+            .channels = 16};
+  const Plan plan = make_plan(call, layout);
+  std::vector<std::uint64_t> sent(4, 0);
+  for (int r = 0; r < 4; ++r) {
+    for (const Step& s : plan.steps[r]) {
+      if (s.dir == Dir::Send) sent[r] += s.wire_bytes;
+    }
+  }
+  CHECK(sent[0] == sent[3]);
+  CHECK(sent[1] == sent[2]);
+  CHECK(sent[1] == 2 * sent[0]);
+}
+
 TEST_CASE("steps between hosts carry the channel's rail, steps inside a host none",
           "[collectives]") {
   const RankLayout layout = layout_hosts(16, 8);
