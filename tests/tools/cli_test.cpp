@@ -179,7 +179,7 @@ TEST_CASE("fabricsim validate is a CI gate: exit status, bars and known gaps", "
   REQUIRE_THAT(strict.text, Catch::Contains("MISSED"));
   REQUIRE(run(ring + " --max-median-error 50 --max-error 50").status == 0);
   // A known gap misses its bar: the gate fails unless told to let known gaps pass.
-  const std::string gap = "validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-tree";
+  const std::string gap = "validate --dataset allreduce_a100-sxm4-80gb_2gpu_nvlink";
   const Out missed = run(gap);
   REQUIRE(missed.status == 1);
   REQUIRE_THAT(missed.text, Catch::Contains("known gap"));
