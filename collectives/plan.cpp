@@ -108,6 +108,22 @@ void check_size(const Call& call, const Plan& plan, std::uint64_t piece, std::ui
 
 }  // namespace
 
+Choice model_time(const Call& call, const RankLayout& layout) {
+  const Hosts hosts = group_hosts(layout);
+  check_call(call, layout, hosts);
+  if (call.op == Op::AllToAll || call.op == Op::SendRecv) {
+    throw PlanError("the analytical fidelity times what NCCL's tuning model times; it has no " +
+                    std::string(name(call.op)) +
+                    " (point-to-point): use simulation.fidelity: packet");
+  }
+  const int n = static_cast<int>(layout.ranks.size());
+  const TuningInput in{call.op, call.bytes, n, static_cast<int>(hosts.ranks.size()), layout.hw};
+  Choice c = choose(in, call.algo, call.proto);
+  if (call.channels > 0) c.channels = call.channels;
+  if (n == 1 || call.bytes == 0) c.time_us = 0;
+  return c;
+}
+
 Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
                std::uint64_t max_steps) {
   const Hosts hosts = group_hosts(layout);

@@ -19,6 +19,7 @@
 
 #include "collectives/call.hpp"
 #include "collectives/deps.hpp"
+#include "collectives/tuning.hpp"
 
 namespace fabricsim::collectives {
 
@@ -77,6 +78,12 @@ struct Plan {
   std::vector<Chunk> chunks;
   std::vector<std::vector<Step>> steps;
 };
+
+// The analytical fidelity: NCCL's own estimate of the call (its tuning model's time for the
+// algorithm and protocol it picks, tuning.hpp), with no plan and no network. Validates the call
+// as make_plan does; throws PlanError for all-to-all and send/recv, which NCCL's model does not
+// time. Zero ranks' worth of work (one rank, zero bytes) takes no time.
+Choice model_time(const Call& call, const RankLayout& layout);
 
 // Validates the call against the layout and builds the plan. Throws PlanError for an
 // impossible or unsupported request; Auto fields are resolved by the tuning model. `threads`

@@ -34,6 +34,35 @@ std::string format_us(double us) {
   return fmt::format("{:7.0f}", us);
 }
 
+BusbwRow busbw_row(const NetScenario& ns, std::uint64_t bytes, double time_us, double seconds) {
+  const CollectiveSection& c = *ns.collectives;
+  BusbwRow row;
+  row.bytes = bytes;
+  row.count = bytes / c.type_size;
+  row.time_us = time_us;
+  row.algbw_gbps = collectives::algbw_gbps(bytes, seconds);
+  row.busbw_gbps = collectives::busbw_gbps(c.op, collective_ranks(ns), bytes, seconds);
+  return row;
+}
+
+// The analytical fidelity: NCCL's model's time; per-rail groups are alike and do not meet.
+BusbwRow model_busbw(const NetScenario& ns, const collectives::Call& call,
+                     const collectives::RankLayout& layout) {
+  collectives::RankLayout group = layout;
+  if (ns.collectives->per_rail) {
+    group.ranks.clear();
+    for (const collectives::RankInfo& r : layout.ranks) {
+      if (r.local == 0) group.ranks.push_back(r);
+    }
+  }
+  const collectives::Choice m = collectives::model_time(call, group);
+  BusbwRow row = busbw_row(ns, call.bytes, m.time_us, m.time_us * 1e-6);
+  row.algo = m.algo;
+  row.proto = m.proto;
+  row.channels = m.channels;
+  return row;
+}
+
 }  // namespace
 
 int gpu_count(const net::Topology& topo) {
@@ -70,6 +99,7 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   call.algo = c.algo;
   call.proto = c.proto;
   call.channels = c.channels;
+  if (c.analytical) return model_busbw(ns, call, layout);
   collectives::Plan plan;
   if (c.per_rail) {
     // One collective per local GPU index, all at once.
@@ -93,14 +123,9 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   }
   const workload::CollectiveResult r =
       workload::run_collective(ns.topology, ns.network, std::move(plan), layout, c.exec, run);
-  BusbwRow row;
-  row.bytes = bytes;
-  row.count = bytes / c.type_size;
-  row.time_us = static_cast<double>(r.time) / static_cast<double>(core::kMicrosecond);
-  const double seconds = static_cast<double>(r.time) * 1e-12;
-  const int n = collective_ranks(ns);
-  row.algbw_gbps = collectives::algbw_gbps(bytes, seconds);
-  row.busbw_gbps = collectives::busbw_gbps(c.op, n, bytes, seconds);
+  BusbwRow row =
+      busbw_row(ns, bytes, static_cast<double>(r.time) / static_cast<double>(core::kMicrosecond),
+                static_cast<double>(r.time) * 1e-12);
   row.algo = plan.algo;
   row.proto = plan.proto;
   row.channels = plan.channels;
@@ -158,8 +183,12 @@ std::string busbw_footer(const std::vector<BusbwRow>& rows) {
     out += fmt::format("# {:>10}  {:>8}  {:>6}  {:>2}\n", r.bytes, collectives::name(r.algo),
                        collectives::name(r.proto), r.channels);
   }
-  out += fmt::format("# simulated with {} events in {:.2f} s ({:.2f} M events/s)\n", events, wall,
-                     wall > 0 ? static_cast<double>(events) / wall / 1e6 : 0.0);
+  if (events > 0) {
+    out += fmt::format("# simulated with {} events in {:.2f} s ({:.2f} M events/s)\n", events, wall,
+                       wall > 0 ? static_cast<double>(events) / wall / 1e6 : 0.0);
+  } else {
+    out += "# analytical: NCCL's tuning model, no network run\n";
+  }
   return out;
 }
 

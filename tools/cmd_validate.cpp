@@ -106,6 +106,7 @@ int validate_training_suite(const std::string& manifest, const std::vector<std::
 int cmd_validate(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim validate [options]");
   std::string manifest, csv, max_bytes, suite = "busbw", max_median, max_error, measured, scenario;
+  std::string fidelity = "packet";
   std::vector<std::string> only, sets;
   opts.add_options()("help,h", "show this help")(
       "suite", po::value(&suite),
@@ -129,7 +130,10 @@ int cmd_validate(const std::vector<std::string>& args) {
       "override a scenario key (repeatable): with --measured, or in every case of --suite "
       "training (e.g. training.network=packet)")(
       "ignore-known-gaps",
-      "a dataset the manifest marks as a known gap does not fail the run when it misses");
+      "a dataset the manifest marks as a known gap does not fail the run when it misses")(
+      "fidelity", po::value(&fidelity),
+      "busbw: packet (default) or analytical (NCCL's tuning model's own times, no network run: "
+      "how far a closed form lands from the same measurements)");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(opts).run(), vm);
   po::notify(vm);
@@ -137,7 +141,13 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::printf("%s\n", (std::ostringstream() << opts).str().c_str());
     return 0;
   }
+  if (fidelity != "packet" && fidelity != "analytical") {
+    throw std::invalid_argument("--fidelity must be packet or analytical, not '" + fidelity + "'");
+  }
   if (suite == "training") {
+    if (fidelity != "packet") {
+      throw std::invalid_argument("--fidelity analytical applies to --suite busbw");
+    }
     if (!max_median.empty()) {
       throw std::invalid_argument("--max-median-error applies to --suite busbw; use --max-error");
     }
@@ -167,6 +177,9 @@ int cmd_validate(const std::vector<std::string>& args) {
     if (!sets.empty()) throw std::invalid_argument("--set goes with --measured");
     if (manifest.empty()) manifest = "scenarios/validation/manifest.yaml";
     entries = load_manifest(manifest);
+  }
+  if (fidelity == "analytical") {
+    for (ValidationEntry& e : entries) e.sets.push_back("simulation.fidelity=analytical");
   }
   const std::uint64_t cap = max_bytes.empty() ? 0 : parse_bytes(max_bytes);
   Bar bar;

@@ -111,7 +111,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, ParseContex
 }
 
 SimulationSection read_simulation(const Section& sim, core::Time default_end) {
-  sim.only({"seed", "end", "threads", "lps"});
+  sim.only({"seed", "end", "threads", "lps", "fidelity"});
   SimulationSection s;
   s.seed = sim.uint("seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
   // `inf`: until the traffic ends (how results.json echoes that default).
@@ -119,6 +119,7 @@ SimulationSection read_simulation(const Section& sim, core::Time default_end) {
       sim.has("end") && sim.text("end") == "inf" ? core::kTimeMax : sim.time("end", default_end, 1);
   s.threads = static_cast<unsigned>(sim.uint("threads", 1, 1, 1024));
   s.lps = static_cast<std::uint32_t>(sim.uint("lps", 0, 0, 1u << 20));
+  s.analytical = sim.choice("fidelity", "packet", {"packet", "analytical"}) == "analytical";
   return s;
 }
 
@@ -222,6 +223,12 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   sc.simulation =
       read_simulation(top.sub("simulation"), flows ? core::kTimeMax : core::kMillisecond);
 
+  if (sc.simulation.analytical && !coll) {
+    top.sub("simulation")
+        .fail_key("fidelity",
+                  "analytical applies to collectives (NCCL's model times them); "
+                  "flows, training and PHOLD run at packet level");
+  }
   if (!flows) {
     for (const char* key : {"cluster", "network"}) {
       if (top.has(key)) top.fail_key(key, "is for workload.flows; workload.phold has no network");
@@ -250,6 +257,15 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   }
   if (coll) {
     net.collectives = read_collectives(top.sub("collectives"), net.topology);
+    net.collectives->analytical = sc.simulation.analytical;
+    const collectives::Op op = net.collectives->op;
+    if (sc.simulation.analytical &&
+        (op == collectives::Op::AllToAll || op == collectives::Op::SendRecv)) {
+      top.sub("simulation")
+          .fail_key("fidelity", fmt::format("analytical has no {}: NCCL's tuning model does not "
+                                            "time point-to-point operations",
+                                            collectives::name(op)));
+    }
   } else if (train) {
     net.training = read_training(top.sub("training"), net.topology);
   } else {
@@ -338,6 +354,12 @@ std::string describe(const Scenario& sc) {
     for (const net::Host& h : n.topology.hosts) gpus += h.gpus;
     work = fmt::format("training: {} on {} GPUs ({})\n", n.training->model.name, gpus,
                        n.training->gpu.name);
+  }
+  if (n.collectives && n.collectives->analytical) {
+    return fmt::format(
+        "cluster: {}, {} hosts, {} NICs\n{}"
+        "run: analytical (NCCL's tuning model's time for each size; no network is simulated)\n",
+        n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), work);
   }
   return fmt::format(
       "cluster: {}, {} hosts, {} NICs, {} switch{}, {} links\n"

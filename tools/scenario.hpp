@@ -35,6 +35,8 @@ struct SimulationSection {
   core::Time end = core::kMillisecond;  // network scenarios: core::kTimeMax unless given
   unsigned threads = 1;
   std::uint32_t lps = 0;  // 0: chosen from the thread count
+  // `fidelity: analytical`: collectives timed by NCCL's own model, no network run.
+  bool analytical = false;
 };
 
 // One key of the resolved configuration, as it would be written in a scenario file
@@ -65,6 +67,7 @@ struct CollectiveSection {
   // false: one collective over every GPU. true: one per local GPU index at once, each over
   // the GPUs with that index on every host (the rail's GPUs, e.g. data-parallel groups).
   bool per_rail = false;
+  bool analytical = false;   // simulation.fidelity: analytical
   collectives::Hardware hw;  // what NCCL's tuning model knows about the cluster
   workload::ExecParams exec;
 };

@@ -324,3 +324,23 @@ TEST_CASE("up to two nodes the tree is tuned with its raised intra-node bandwidt
   TuningInput four{Op::AllReduce, 1ULL << 30, 16, 4, gh200_node()};
   CHECK(choose(four).algo == Algo::Ring);
 }
+
+TEST_CASE("the analytical fidelity is NCCL's model's time for the pair it picks", "[collectives]") {
+  const RankLayout layout = layout_hosts(16, 8);
+  Call call{.op = Op::AllReduce, .bytes = 64 << 20};
+  const Choice m = model_time(call, layout);
+  const Choice c = choose(TuningInput{Op::AllReduce, 64 << 20, 16, 2, layout.hw});
+  CHECK(m.algo == c.algo);
+  CHECK(m.proto == c.proto);
+  CHECK(m.time_us == c.time_us);
+  CHECK(m.time_us > 0);
+  // A forced pair is timed as NCCL would time it; nothing moves on one rank.
+  call.algo = Algo::Ring;
+  call.proto = Proto::LL;
+  CHECK(model_time(call, layout).proto == Proto::LL);
+  CHECK(model_time(call, layout).time_us > m.time_us);
+  CHECK(model_time(Call{.op = Op::AllReduce, .bytes = 1 << 20}, layout_one_host(1)).time_us == 0);
+  // NCCL's model has no point-to-point times.
+  CHECK_THROWS_AS(model_time(Call{.op = Op::AllToAll, .bytes = 1 << 20}, layout), PlanError);
+  CHECK_THROWS_AS(model_time(Call{.op = Op::SendRecv, .bytes = 1 << 20}, layout), PlanError);
+}

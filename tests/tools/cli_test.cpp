@@ -128,6 +128,30 @@ TEST_CASE("fabricsim busbw prints nccl-tests' table, the same for every thread c
   REQUIRE(tiny.status == 2);  // no size holds a float per rank
 }
 
+TEST_CASE("the analytical fidelity prints NCCL's model's table without a network run", "[cli]") {
+  const Out a =
+      run("busbw scenarios/quickstart.yaml -b 1MiB -e 64MiB -f 64 --set "
+          "simulation.fidelity=analytical");
+  REQUIRE(a.status == 0);
+  REQUIRE_THAT(a.text, Catch::Contains("run: analytical"));
+  REQUIRE_THAT(a.text, Catch::Contains("# analytical: NCCL's tuning model, no network run"));
+  REQUIRE_THAT(a.text, !Catch::Contains("# simulated with"));
+  REQUIRE_THAT(a.text, Catch::Contains("    67108864      16777216     float"));
+  const Out p2p =
+      run("busbw scenarios/quickstart.yaml --op alltoall --set "
+          "simulation.fidelity=analytical");
+  REQUIRE(p2p.status != 0);
+  REQUIRE_THAT(p2p.text, Catch::Contains("analytical has no alltoall"));
+  // validate: the same datasets against NCCL's own estimate.
+  const Out v =
+      run("validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-ring --fidelity "
+          "analytical --max-error 99 --max-median-error 99");
+  REQUIRE(v.status == 0);
+  REQUIRE_THAT(v.text, Catch::Contains("allreduce_h100-sxm5_4gpu_nvswitch_algo-ring"));
+  REQUIRE(run("validate --fidelity flow").status != 0);
+  REQUIRE(run("validate --suite training --fidelity analytical").status != 0);
+}
+
 TEST_CASE("fabricsim busbw on one GPU prints no inf or nan", "[cli]") {
   const Out one =
       run("busbw scenarios/quickstart.yaml --set cluster.hosts=1 --set cluster.host.gpus=1 -b 1KiB "
