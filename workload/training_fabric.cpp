@@ -18,18 +18,22 @@ using core::Time;
 
 class FabricAgent final : public net::HostApp {
   using Ctx = core::Context<net::Network>;
-  static constexpr std::uint32_t kOpDone = PlanRunner::kFirstOwnerMsg;  // (rank, op)
+  static constexpr std::uint32_t kOpDone = PlanRunner::kFirstOwnerMsg;         // (rank, op)
+  static constexpr std::uint32_t kRankStart = PlanRunner::kFirstOwnerMsg + 1;  // (rank)
 
  public:
   FabricAgent(const Dag& dag, const std::vector<Time>& kernel_time,
-              const std::vector<double>& slowdown, const collectives::RankLayout& layout,
-              PlanRunner& runner)
-      : dag_(dag), kernel_time_(kernel_time), slowdown_(slowdown), runner_(runner) {
+              const std::vector<double>& slowdown, const std::vector<Time>& start,
+              const collectives::RankLayout& layout, PlanRunner& runner)
+      : dag_(dag), kernel_time_(kernel_time), slowdown_(slowdown), start_(start), runner_(runner) {
     if (kernel_time.size() != dag.kernels.size()) {
       throw std::invalid_argument("training on the fabric: one duration per kernel needed");
     }
     if (!slowdown.empty() && slowdown.size() != dag.ranks.size()) {
       throw std::invalid_argument("training on the fabric: one slowdown per rank needed");
+    }
+    if (!start.empty() && start.size() != dag.ranks.size()) {
+      throw std::invalid_argument("training on the fabric: one start time per rank needed");
     }
     const std::size_t n = dag.ranks.size();
     if (n != layout.ranks.size()) {
@@ -81,8 +85,10 @@ class FabricAgent final : public net::HostApp {
   void on_start(Ctx& ctx, std::uint32_t host) override {
     if (host >= host_ranks_.size()) return;
     for (const std::uint32_t r : host_ranks_[host]) {
-      for (std::uint32_t i = 0; i < dag_.ranks[r].ops.size(); ++i) {
-        if (state_[r].waiting[i] == 0) became_ready(ctx, r, i);
+      if (!start_.empty() && start_[r] > 0) {
+        net_->host_send(ctx, host, start_[r], net::AppMsg{kRankStart, r, 0});
+      } else {
+        begin(ctx, r);
       }
     }
     runner_.flush(ctx, host);
@@ -91,6 +97,9 @@ class FabricAgent final : public net::HostApp {
   void on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) override {
     if (m.a == kOpDone) {
       finish(ctx, m.b, static_cast<std::uint32_t>(m.c));
+      runner_.flush(ctx, host);
+    } else if (m.a == kRankStart) {
+      begin(ctx, m.b);
       runner_.flush(ctx, host);
     } else {
       runner_.on_message(ctx, host, m);
@@ -113,6 +122,13 @@ class FabricAgent final : public net::HostApp {
   }
 
  private:
+  // The rank's ops that wait for nothing.
+  void begin(Ctx& ctx, std::uint32_t r) {
+    for (std::uint32_t i = 0; i < dag_.ranks[r].ops.size(); ++i) {
+      if (state_[r].waiting[i] == 0) became_ready(ctx, r, i);
+    }
+  }
+
   // Dependencies done: a receive is posted at once; anything else starts when it heads its
   // stream and the stream is free.
   void became_ready(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
@@ -185,6 +201,7 @@ class FabricAgent final : public net::HostApp {
   const Dag& dag_;
   const std::vector<Time>& kernel_time_;
   const std::vector<double>& slowdown_;
+  const std::vector<Time>& start_;
   PlanRunner& runner_;
   // Everything below is per rank (or per member of a communication): only the events of that
   // rank's host touch it.
@@ -232,7 +249,8 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
                                       const net::Topology& topo, const net::NetworkConfig& cfg,
                                       const collectives::RankLayout& layout,
                                       const ExecParams& params, const net::RunOptions& run,
-                                      const std::vector<double>& slowdown) {
+                                      const std::vector<double>& slowdown,
+                                      const std::vector<Time>& start) {
   PlanRunner runner(topo, params, collectives::net_overhead_us(layout.hw.cpu));
   const CommShapes cs = comm_shapes(dag, layout);
   std::vector<std::uint32_t> shape_id(cs.first.size());
@@ -251,7 +269,7 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
     runner.add_instance(shape_id[cs.shape_of[c]], comm_members(dag, c, layout).ranks,
                         shared[g] ? g : PlanRunner::kOwnCommunicator);
   }
-  FabricAgent agent(dag, kernel_time, slowdown, layout, runner);
+  FabricAgent agent(dag, kernel_time, slowdown, start, layout, runner);
   net::Network network(topo, cfg, runner.take_flows());
   network.set_app(&agent, params.host_delay);
   runner.add_channels(network);

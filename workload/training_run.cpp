@@ -29,6 +29,45 @@ MemoryEstimate check_memory(const ModelSpec& model, const TrainingConfig& c,
   return m;
 }
 
+namespace {
+
+std::vector<core::Time> kernel_times(const Dag& dag, const TrainingInputs& in,
+                                     std::vector<compute::KernelTime>& source) {
+  std::vector<core::Time> out;
+  out.reserve(dag.kernels.size());
+  for (const compute::Kernel& k : dag.kernels) {
+    compute::KernelTime t = in.kernels->time(in.gpu, k);
+    out.push_back(static_cast<core::Time>(std::llround(t.us * 1e6)));
+    source.push_back(std::move(t));
+  }
+  return out;
+}
+
+// The critical path and the per-rank averages, from the timeline.
+void summarize(TrainingReport& rep, int world, const compute::GpuSpec& gpu) {
+  const Dag& dag = rep.dag;
+  rep.critical = critical_path(dag, rep.timeline);
+  double n = 0;
+  for (const RankDag& rd : dag.ranks) n += rd.simulated ? 1 : 0;
+  constexpr double kSecond = 1e12;  // core::Time is in picoseconds
+  rep.iteration_s = static_cast<double>(rep.timeline.iteration) / kSecond;
+  for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
+    if (!dag.ranks[r].simulated) continue;
+    const RankBreakdown& b = rep.timeline.ranks[r];
+    rep.compute_s += static_cast<double>(b.compute) / kSecond / n;
+    for (int s = 0; s < static_cast<int>(Stream::Count); ++s) {
+      rep.exposed_s[s] += static_cast<double>(b.exposed[s]) / kSecond / n;
+    }
+    rep.bubble_s += static_cast<double>(b.bubble) / kSecond / n;
+  }
+  if (rep.iteration_s > 0) {
+    rep.tflops_per_gpu = dag.model_flops / world / rep.iteration_s / 1e12;
+    rep.mfu = rep.tflops_per_gpu / gpu.bf16_tflops;
+  }
+}
+
+}  // namespace
+
 TrainingReport simulate_training(const TrainingInputs& in) {
   if (!in.kernels || !in.topology || !in.network) {
     throw std::invalid_argument("simulate_training: kernels, topology and network are needed");
@@ -59,12 +98,7 @@ TrainingReport simulate_training(const TrainingInputs& in) {
   }
   const Dag& dag = rep.dag;
 
-  rep.kernel_time.reserve(dag.kernels.size());
-  for (const compute::Kernel& k : dag.kernels) {
-    compute::KernelTime t = in.kernels->time(in.gpu, k);
-    rep.kernel_time.push_back(static_cast<core::Time>(std::llround(t.us * 1e6)));
-    rep.kernel_source.push_back(std::move(t));
-  }
+  rep.kernel_time = kernel_times(dag, in, rep.kernel_source);
   rep.comm_time.assign(dag.comms.size(), 0);
   if (packet) {
     FabricTraining f =
@@ -88,26 +122,110 @@ TrainingReport simulate_training(const TrainingInputs& in) {
   if (!packet) {
     rep.timeline = execute_training(dag, rep.kernel_time, rep.comm_time, in.slowdown);
   }
-  rep.critical = critical_path(dag, rep.timeline);
-
-  double n = 0;
-  for (const RankDag& rd : dag.ranks) n += rd.simulated ? 1 : 0;
-  constexpr double kSecond = 1e12;  // core::Time is in picoseconds
-  rep.iteration_s = static_cast<double>(rep.timeline.iteration) / kSecond;
-  for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
-    if (!dag.ranks[r].simulated) continue;
-    const RankBreakdown& b = rep.timeline.ranks[r];
-    rep.compute_s += static_cast<double>(b.compute) / kSecond / n;
-    for (int s = 0; s < static_cast<int>(Stream::Count); ++s) {
-      rep.exposed_s[s] += static_cast<double>(b.exposed[s]) / kSecond / n;
-    }
-    rep.bubble_s += static_cast<double>(b.bubble) / kSecond / n;
-  }
-  if (rep.iteration_s > 0) {
-    rep.tflops_per_gpu = dag.model_flops / c.world() / rep.iteration_s / 1e12;
-    rep.mfu = rep.tflops_per_gpu / in.gpu.bf16_tflops;
-  }
+  summarize(rep, c.world(), in.gpu);
   return rep;
+}
+
+JobsReport simulate_jobs(const TrainingInputs& in, const std::vector<TrainingJob>& jobs) {
+  if (!in.kernels || !in.topology || !in.network) {
+    throw std::invalid_argument("simulate_jobs: kernels, topology and network are needed");
+  }
+  if (in.comm != CommMode::Packet || in.free_communication) {
+    throw std::invalid_argument("several jobs share the fabric only at packet level");
+  }
+  const collectives::RankLayout layout = rank_layout(*in.topology, in.hw);
+  const int gpus = static_cast<int>(layout.ranks.size());
+  if (!in.slowdown.empty() && in.slowdown.size() != layout.ranks.size()) {
+    throw std::invalid_argument(fmt::format("{} straggler factors for {} GPUs: one per GPU needed",
+                                            in.slowdown.size(), gpus));
+  }
+  JobsReport out;
+  Dag all;
+  all.ranks.resize(layout.ranks.size());
+  std::vector<core::Time> kernel_time, start(layout.ranks.size(), 0);
+  std::vector<int> owner(layout.ranks.size(), -1);
+  std::vector<std::size_t> comm_base;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const TrainingJob& job = jobs[j];
+    const int n = job.config.world();
+    if (static_cast<int>(job.gpus.size()) != n) {
+      throw std::invalid_argument(fmt::format("job {}: tp x pp x dp = {}, but it is given {} GPUs",
+                                              job.name, n, job.gpus.size()));
+    }
+    for (const int g : job.gpus) {
+      if (g < 0 || g >= gpus) {
+        throw std::invalid_argument(
+            fmt::format("job {} names GPU {}, but the cluster has {}", job.name, g, gpus));
+      }
+    }
+    if (job.start < 0) throw std::invalid_argument("job " + job.name + " starts before 0");
+    TrainingReport rep;
+    rep.comm = CommMode::Packet;
+    rep.memory = check_memory(job.model, job.config, in.gpu);
+    TrainingConfig every_replica = job.config;
+    every_replica.one_replica = false;
+    rep.dag = build_training(job.model, every_replica);
+    rep.kernel_time = kernel_times(rep.dag, in, rep.kernel_source);
+    // Into the shared DAG: kernels, groups and communications after the earlier jobs', ranks at
+    // the job's GPUs.
+    const auto kernels0 = static_cast<std::uint32_t>(all.kernels.size());
+    const auto comms0 = static_cast<std::uint32_t>(all.comms.size());
+    const auto groups0 = static_cast<std::uint32_t>(all.groups.size());
+    comm_base.push_back(comms0);
+    all.kernels.insert(all.kernels.end(), rep.dag.kernels.begin(), rep.dag.kernels.end());
+    kernel_time.insert(kernel_time.end(), rep.kernel_time.begin(), rep.kernel_time.end());
+    for (std::vector<int> g : rep.dag.groups) {
+      for (int& r : g) r = job.gpus[static_cast<std::size_t>(r)];
+      all.groups.push_back(std::move(g));
+    }
+    for (Comm c : rep.dag.comms) {
+      c.group += groups0;
+      all.comms.push_back(c);
+    }
+    for (int r = 0; r < n; ++r) {
+      const auto g = static_cast<std::size_t>(job.gpus[static_cast<std::size_t>(r)]);
+      if (owner[g] >= 0) {
+        throw std::invalid_argument(
+            fmt::format("jobs {} and {} both use GPU {}", jobs[owner[g]].name, job.name, g));
+      }
+      owner[g] = static_cast<int>(j);
+      RankDag rd = rep.dag.ranks[r];
+      for (Op& op : rd.ops) op.item += op.kind == OpKind::Compute ? kernels0 : comms0;
+      all.ranks[g] = std::move(rd);
+      start[g] = job.start;
+    }
+    all.model_flops += rep.dag.model_flops;
+    all.hardware_flops += rep.dag.hardware_flops;
+    out.jobs.push_back(std::move(rep));
+  }
+  FabricTraining f = run_training_on_fabric(all, kernel_time, *in.topology, *in.network, layout,
+                                            in.exec, in.run, in.slowdown, start);
+  out.end = f.timeline.iteration;
+  out.comm_shapes = f.shapes;
+  out.queue_pairs = f.queue_pairs;
+  // Each job's timeline counted from its start, accounted on its own DAG.
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    TrainingReport& rep = out.jobs[j];
+    const TrainingJob& job = jobs[j];
+    const int n = job.config.world();
+    rep.timeline.ops.resize(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) {
+      std::vector<OpTiming>& ops = rep.timeline.ops[r];
+      ops = std::move(
+          f.timeline.ops[static_cast<std::size_t>(job.gpus[static_cast<std::size_t>(r)])]);
+      for (OpTiming& t : ops) t.start -= job.start, t.end -= job.start;
+    }
+    account(rep.dag, rep.timeline);
+    rep.comm_time.assign(
+        f.comm_time.begin() + static_cast<std::ptrdiff_t>(comm_base[j]),
+        f.comm_time.begin() + static_cast<std::ptrdiff_t>(comm_base[j] + rep.dag.comms.size()));
+    rep.comm_shapes = f.shapes;
+    rep.queue_pairs = f.queue_pairs;
+    rep.network_events = f.net.kernel.events;
+    summarize(rep, n, in.gpu);
+  }
+  out.fabric = std::move(f.net);
+  return out;
 }
 
 }  // namespace fabricsim::workload

@@ -4,6 +4,7 @@
 // (comm_cost.hpp), the schedule from the executor, and the figures a user asks for.
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "compute/gpu.hpp"
@@ -84,5 +85,30 @@ MemoryEstimate check_memory(const ModelSpec& model, const TrainingConfig& c,
 // not the cluster's GPU count, or a configuration that does not fit in the GPU's memory (the
 // message shows the estimate).
 TrainingReport simulate_training(const TrainingInputs& in);
+
+// One of several jobs sharing a cluster: its own model and parallelism, its rank r on the
+// cluster's GPU gpus[r] (rank_layout's order; config.world() of them), starting at `start`.
+struct TrainingJob {
+  std::string name;
+  ModelSpec model;
+  TrainingConfig config;
+  std::vector<int> gpus;
+  core::Time start = 0;
+};
+
+struct JobsReport {
+  // Per job, as if it were a run of its own: its DAG, its op times counted from its start,
+  // breakdown, critical path and figures. `fabric` holds the shared run.
+  std::vector<TrainingReport> jobs;
+  net::NetworkResult fabric;
+  core::Time end = 0;  // when the last op of any job ended
+  std::size_t comm_shapes = 0;
+  std::uint32_t queue_pairs = 0;
+};
+
+// Every job's every rank in one packet-level run on the shared fabric (in.comm must be Packet;
+// in.model, in.config and in.imported are not read). GPUs outside every job stay idle. Throws
+// std::invalid_argument when jobs overlap, leave the cluster or do not fit in memory.
+JobsReport simulate_jobs(const TrainingInputs& in, const std::vector<TrainingJob>& jobs);
 
 }  // namespace fabricsim::workload

@@ -238,3 +238,99 @@ TEST_CASE("training on the fabric: a degraded uplink slows the gradient rings th
   REQUIRE(ratio < 4.2);
   REQUIRE(slow.iteration_s > full.iteration_s);
 }
+
+namespace {
+
+// Two hosts per leaf, two GPUs per host, uplinks at 4:1: GPUs 0-3 on leaf 0, 4-7 on leaf 1.
+net::Topology two_leaves() {
+  net::FatTreeParams p;
+  p.leaves = 2;
+  p.hosts_per_leaf = 2;
+  p.oversubscription = 4.0;
+  p.host = host(2);
+  p.nic = link(400);
+  p.uplink = link(100);
+  return net::fat_tree(p);
+}
+
+// tp 2 inside a host, dp 2 across the two hosts `a` and `b`, starting at `start`.
+TrainingJob job_on(const char* name, int a, int b, core::Time start = 0) {
+  TrainingJob j;
+  j.name = name;
+  j.model = gpt(4, 512, 8, 256, 1024);
+  j.config.tp = 2;
+  j.config.dp = 2;
+  j.config.micro_batch = 1;
+  j.config.global_batch = 8;
+  j.gpus = {2 * a, 2 * a + 1, 2 * b, 2 * b + 1};
+  j.start = start;
+  return j;
+}
+
+JobsReport run_jobs(const net::Topology& topo, const std::vector<TrainingJob>& jobs,
+                    unsigned threads = 1, std::uint32_t lps = 1) {
+  static const compute::KernelDb db;
+  static const net::NetworkConfig cfg;
+  TrainingInputs in;
+  in.gpu = *compute::find_gpu("H100");
+  in.kernels = &db;
+  in.topology = &topo;
+  in.network = &cfg;
+  in.run.threads = threads;
+  in.run.lps = lps;
+  return simulate_jobs(in, jobs);
+}
+
+}  // namespace
+
+TEST_CASE("several jobs on one fabric: slower together only where they share links",
+          "[workload][training][fabric]") {
+  const net::Topology topo = two_leaves();
+  // Across the leaves (hosts 0+2 and 1+3): both jobs' gradient rings take the same uplinks.
+  const JobsReport a_alone = run_jobs(topo, {job_on("a", 0, 2)});
+  const JobsReport b_alone = run_jobs(topo, {job_on("b", 1, 3)});
+  const JobsReport both = run_jobs(topo, {job_on("a", 0, 2), job_on("b", 1, 3)});
+  REQUIRE(both.jobs.size() == 2);
+  CAPTURE(a_alone.jobs[0].iteration_s, b_alone.jobs[0].iteration_s, both.jobs[0].iteration_s,
+          both.jobs[1].iteration_s);
+  REQUIRE(both.jobs[0].iteration_s > 1.1 * a_alone.jobs[0].iteration_s);
+  REQUIRE(both.jobs[1].iteration_s > 1.1 * b_alone.jobs[0].iteration_s);
+  // The slowdown is exposed data-parallel communication, not compute.
+  REQUIRE(both.jobs[0].compute_s == a_alone.jobs[0].compute_s);
+  REQUIRE(both.jobs[0].exposed_s[static_cast<int>(Stream::Dp)] >
+          a_alone.jobs[0].exposed_s[static_cast<int>(Stream::Dp)]);
+
+  // Inside one leaf each (hosts 0+1 and 2+3): nothing shared, nothing changes.
+  const JobsReport c_alone = run_jobs(topo, {job_on("c", 0, 1)});
+  const JobsReport apart = run_jobs(topo, {job_on("c", 0, 1), job_on("d", 2, 3)});
+  REQUIRE(apart.jobs[0].timeline.iteration == c_alone.jobs[0].timeline.iteration);
+  REQUIRE(apart.jobs[0].comm_time == c_alone.jobs[0].comm_time);
+
+  // A job that starts later is counted from its own start.
+  const JobsReport late = run_jobs(topo, {job_on("c", 0, 1), job_on("d", 2, 3, 5'000'000'000)});
+  REQUIRE(late.jobs[1].timeline.iteration == apart.jobs[1].timeline.iteration);
+  REQUIRE(late.end == 5'000'000'000 + apart.jobs[1].timeline.iteration);
+
+  // Overlapping jobs and too few GPUs are refused.
+  REQUIRE_THROWS_WITH(run_jobs(topo, {job_on("a", 0, 2), job_on("b", 2, 3)}),
+                      Catch::Contains("both use GPU 4"));
+  TrainingJob small = job_on("e", 0, 1);
+  small.gpus.pop_back();
+  REQUIRE_THROWS_WITH(run_jobs(topo, {small}), Catch::Contains("it is given 3 GPUs"));
+}
+
+TEST_CASE("several jobs on one fabric: identical for every thread count and partition",
+          "[workload][training][fabric]") {
+  const net::Topology topo = two_leaves();
+  const std::vector<TrainingJob> jobs{job_on("a", 0, 2), job_on("b", 1, 3, 1'000'000'000)};
+  const JobsReport ref = run_jobs(topo, jobs);
+  for (const auto& [threads, lps] : {std::pair{2u, 4u}, std::pair{5u, 12u}}) {
+    CAPTURE(threads, lps);
+    const JobsReport r = run_jobs(topo, jobs, threads, lps);
+    REQUIRE(r.end == ref.end);
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      REQUIRE(r.jobs[j].comm_time == ref.jobs[j].comm_time);
+      REQUIRE(r.jobs[j].timeline.iteration == ref.jobs[j].timeline.iteration);
+    }
+  }
+}
