@@ -104,8 +104,10 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
   return out;
 }
 
-std::string results_json(const Scenario& sc, const workload::TrainingReport& r) {
-  std::string out = config_json(sc);
+namespace {
+
+// One training report's figures, as the members of a JSON object indented by `pad`.
+std::string training_fields(const workload::TrainingReport& r, const std::string& pad) {
   // The critical path's time in compute and in communication (workload/critical_path.hpp).
   core::Time path_compute = 0, path_comm = 0;
   for (const core::Time t : r.critical.compute) path_compute += t;
@@ -114,26 +116,46 @@ std::string results_json(const Scenario& sc, const workload::TrainingReport& r) 
   double exposed = 0;
   for (const double e : r.exposed_s) exposed += e;
   const workload::MemoryEstimate& m = r.memory;
-  out += fmt::format(
-      "\n  }},\n  \"results\": {{\n    \"iteration_s\": {:.6f},\n    \"compute_s\": {:.6f},\n"
-      "    \"exposed_comm_s\": {:.6f},\n    \"exposed_tp_s\": {:.6f},\n"
-      "    \"exposed_pp_s\": {:.6f},\n    \"exposed_dp_s\": {:.6f},\n"
-      "    \"exposed_ep_s\": {:.6f},\n    \"bubble_s\": {:.6f},\n"
-      "    \"tflops_per_gpu\": {:.3f},\n    \"mfu\": {:.5f},\n"
-      "    \"memory_GB\": {:.3f},\n    \"memory_weights_GB\": {:.3f},\n"
-      "    \"memory_gradients_GB\": {:.3f},\n    \"memory_optimizer_GB\": {:.3f},\n"
-      "    \"memory_activations_GB\": {:.3f},\n    \"model_flops\": {:.6e},\n"
-      "    \"network\": \"{}\",\n    \"network_events\": {},\n    \"queue_pairs\": {},\n"
-      "    \"critical_compute_s\": {:.6f},\n    \"critical_comm_s\": {:.6f},\n"
-      "    \"critical_ranks\": {}\n  }}\n}}\n",
-      r.iteration_s, r.compute_s, exposed, r.exposed_s[int(workload::Stream::Tp)],
+  return fmt::format(
+      "{0}\"iteration_s\": {1:.6f},\n{0}\"compute_s\": {2:.6f},\n"
+      "{0}\"exposed_comm_s\": {3:.6f},\n{0}\"exposed_tp_s\": {4:.6f},\n"
+      "{0}\"exposed_pp_s\": {5:.6f},\n{0}\"exposed_dp_s\": {6:.6f},\n"
+      "{0}\"exposed_ep_s\": {7:.6f},\n{0}\"bubble_s\": {8:.6f},\n"
+      "{0}\"tflops_per_gpu\": {9:.3f},\n{0}\"mfu\": {10:.5f},\n"
+      "{0}\"memory_GB\": {11:.3f},\n{0}\"memory_weights_GB\": {12:.3f},\n"
+      "{0}\"memory_gradients_GB\": {13:.3f},\n{0}\"memory_optimizer_GB\": {14:.3f},\n"
+      "{0}\"memory_activations_GB\": {15:.3f},\n{0}\"model_flops\": {16:.6e},\n"
+      "{0}\"network\": \"{17}\",\n{0}\"network_events\": {18},\n{0}\"queue_pairs\": {19},\n"
+      "{0}\"critical_compute_s\": {20:.6f},\n{0}\"critical_comm_s\": {21:.6f},\n"
+      "{0}\"critical_ranks\": {22}",
+      pad, r.iteration_s, r.compute_s, exposed, r.exposed_s[int(workload::Stream::Tp)],
       r.exposed_s[int(workload::Stream::PpSend)] + r.exposed_s[int(workload::Stream::PpRecv)],
       r.exposed_s[int(workload::Stream::Dp)], r.exposed_s[int(workload::Stream::Ep)], r.bubble_s,
       r.tflops_per_gpu, r.mfu, m.total() / 1e9, m.weights / 1e9, m.gradients / 1e9,
       m.optimizer / 1e9, m.activations / 1e9, r.dag.model_flops, workload::name(r.comm),
       r.network_events, r.queue_pairs, seconds(path_compute), seconds(path_comm),
       r.critical.ranks.size());
-  return out;
+}
+
+}  // namespace
+
+std::string results_json(const Scenario& sc, const workload::TrainingReport& r) {
+  return config_json(sc) + "\n  },\n  \"results\": {\n" + training_fields(r, "    ") + "\n  }\n}\n";
+}
+
+std::string results_json(const Scenario& sc, const workload::JobsReport& r) {
+  const std::vector<workload::TrainingJob>& jobs = sc.net->training->jobs;
+  std::string out = config_json(sc) + fmt::format(
+                                          "\n  }},\n  \"results\": {{\n    \"end_s\": {:.6f},\n"
+                                          "    \"jobs\": [",
+                                          static_cast<double>(r.end) * 1e-12);
+  for (std::size_t j = 0; j < r.jobs.size(); ++j) {
+    out += fmt::format(
+        "{}\n      {{\n        \"name\": {},\n        \"start_s\": {:.6f},\n{}\n      }}",
+        j ? "," : "", quoted(jobs[j].name), static_cast<double>(jobs[j].start) * 1e-12,
+        training_fields(r.jobs[j], "        "));
+  }
+  return out + "\n    ]\n  }\n}\n";
 }
 
 }  // namespace fabricsim::tools

@@ -19,5 +19,7 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r);
 std::string results_json(const Scenario& sc, const std::vector<BusbwRow>& rows);
 // A training run: iteration time, its breakdown (averages over ranks), throughput, memory.
 std::string results_json(const Scenario& sc, const workload::TrainingReport& r);
+// Several jobs on one fabric: when the last ended, and each job's figures as above.
+std::string results_json(const Scenario& sc, const workload::JobsReport& r);
 
 }  // namespace fabricsim::tools

@@ -354,6 +354,15 @@ std::string describe(const Scenario& sc) {
     for (const net::Host& h : n.topology.hosts) gpus += h.gpus;
     work = fmt::format("training: {} on {} GPUs ({})\n", n.training->model.name, gpus,
                        n.training->gpu.name);
+    if (!n.training->jobs.empty()) {
+      std::string jobs;
+      for (const workload::TrainingJob& j : n.training->jobs) {
+        jobs += fmt::format("{}{} ({} on {} GPUs)", jobs.empty() ? "" : ", ", j.name,
+                            j.model.name, j.gpus.size());
+      }
+      work = fmt::format("training: {} jobs on one fabric of {} GPUs ({}): {}\n",
+                         n.training->jobs.size(), gpus, n.training->gpu.name, jobs);
+    }
   }
   if (n.collectives && n.collectives->analytical) {
     return fmt::format(

@@ -184,52 +184,48 @@ TrainingSection read_import(const Section& t, const net::Topology& topo) {
   return s;
 }
 
-TrainingSection read_training(const Section& t, const net::Topology& topo) {
-  if (t.has("import")) return read_import(t, topo);
-  t.only(comm_model_keys({"model",
-                          "tp",
-                          "pp",
-                          "dp",
-                          "ep",
-                          "sequence_parallel",
-                          "schedule",
-                          "virtual_stages",
-                          "micro_batch",
-                          "global_batch",
-                          "recompute",
-                          "zero",
-                          "attention",
-                          "dtype",
-                          "grad_dtype",
-                          "bucket_params",
-                          "overlap_grad_reduce",
-                          "kernels",
-                          "network",
-                          "stragglers"}));
-  TrainingSection s;
-  s.comm = read_comm_mode(t);
-  s.slowdown = read_stragglers(t, topo);
-  s.model = read_model(t);
-  s.gpu = cluster_gpu(t, topo);
-  workload::TrainingConfig& c = s.config;
-  std::uint32_t gpus = 0;
-  for (const net::Host& h : topo.hosts) gpus += h.gpus;
+namespace {
+
+// The keys of one job: its model, parallelism and schedule (what `jobs` items may override).
+constexpr std::string_view kJobKeys[] = {"model",
+                                         "tp",
+                                         "pp",
+                                         "dp",
+                                         "ep",
+                                         "sequence_parallel",
+                                         "schedule",
+                                         "virtual_stages",
+                                         "micro_batch",
+                                         "global_batch",
+                                         "recompute",
+                                         "zero",
+                                         "attention",
+                                         "dtype",
+                                         "grad_dtype",
+                                         "bucket_params",
+                                         "overlap_grad_reduce"};
+
+// A job's model and parallelism on `gpus` GPUs: those of `owner` ("the cluster", "job a").
+// Errors that span several keys are reported at `at`.
+void read_job(const Section& t, const YAML::Node& at, const std::string& owner, std::uint32_t gpus,
+              const compute::GpuSpec& gpu, workload::ModelSpec& model,
+              workload::TrainingConfig& c) {
+  model = read_model(t);
   c.tp = static_cast<int>(t.uint("tp", 1, 1, 1u << 16));
   c.pp = static_cast<int>(t.uint("pp", 1, 1, 1u << 16));
   // Products in 64 bits: tp and pp may each be 2^16, and their product must not wrap.
   const std::uint64_t tp_pp = std::uint64_t(c.tp) * std::uint64_t(c.pp);
   if (tp_pp > gpus) {
-    t.fail_key(t.has("pp") ? "pp" : "tp",
-               fmt::format("tp x pp = {} x {} = {} exceeds the cluster's {} GPUs", c.tp, c.pp,
-                           tp_pp, gpus));
+    t.fail_key(t.has("pp") ? "pp" : "tp", fmt::format("tp x pp = {} x {} = {} exceeds {}'s {} GPUs",
+                                                      c.tp, c.pp, tp_pp, owner, gpus));
   }
-  // Data parallelism fills the cluster unless given.
+  // Data parallelism fills the GPUs unless given.
   c.dp = static_cast<int>(t.uint("dp", gpus % tp_pp == 0 ? gpus / tp_pp : 1, 1, 1u << 20));
   const std::uint64_t world = tp_pp * std::uint64_t(c.dp);
   if (world != gpus) {
     t.fail_key(t.has("dp") ? "dp" : "tp",
-               fmt::format("tp x pp x dp = {} x {} x {} = {}, but the cluster has {} GPUs", c.tp,
-                           c.pp, c.dp, world, gpus));
+               fmt::format("tp x pp x dp = {} x {} x {} = {}, but {} has {} GPUs", c.tp, c.pp, c.dp,
+                           world, owner, gpus));
   }
   c.ep = static_cast<int>(t.uint("ep", 1, 1, 1u << 16));
   c.sequence_parallel = t.boolean("sequence_parallel", false);
@@ -255,11 +251,90 @@ TrainingSection read_training(const Section& t, const net::Topology& topo) {
   c.bucket_params = t.uint("bucket_params", 0, 0, 1ull << 40);
   c.overlap_grad_reduce = t.boolean("overlap_grad_reduce", true);
   try {
-    workload::validate(s.model);
-    workload::validate(c, s.model);
-    workload::check_memory(s.model, c, s.gpu);
+    workload::validate(model);
+    workload::validate(c, model);
+    workload::check_memory(model, c, gpu);
   } catch (const std::invalid_argument& e) {
-    t.fail(t.node(), e.what());
+    t.fail(at, e.what());
+  }
+}
+
+// `jobs`: several jobs on the cluster, each on the hosts it lists, from its `start`; the
+// training section's own job keys are every job's defaults.
+void read_jobs(const Section& t, const net::Topology& topo, TrainingSection& s) {
+  std::vector<std::uint32_t> first_rank;  // per host
+  std::uint32_t total = 0;
+  for (const net::Host& h : topo.hosts) first_rank.push_back(total), total += h.gpus;
+  std::vector<int> owner(topo.hosts.size(), -1);
+  const std::vector<Section> items = t.items("jobs");
+  if (items.empty()) t.fail_key("jobs", "lists no job");
+  for (std::size_t j = 0; j < items.size(); ++j) {
+    const Section& item = items[j];
+    std::vector<std::string_view> allowed{"name", "hosts", "start"};
+    allowed.insert(allowed.end(), std::begin(kJobKeys), std::end(kJobKeys));
+    item.only(allowed);
+    workload::TrainingJob job;
+    job.name = item.has("name") ? item.text("name") : fmt::format("job{}", j);
+    for (std::size_t k = 0; k < j; ++k) {
+      if (s.jobs[k].name == job.name) {
+        item.fail_key("name", fmt::format("'{}' names job {} already", job.name, k));
+      }
+    }
+    job.start = item.time("start", 0, 0);
+    const std::vector<std::uint32_t> hosts =
+        item.uints("hosts", 0, static_cast<std::uint32_t>(topo.hosts.size() - 1));
+    if (hosts.empty()) item.fail_key("hosts", "lists no host");
+    for (const std::uint32_t h : hosts) {
+      if (owner[h] >= 0) {
+        item.fail_key("hosts", fmt::format("host {} ({}) is job {}'s already", h,
+                                           topo.hosts[h].name, s.jobs[owner[h]].name));
+      }
+      owner[h] = static_cast<int>(j);
+      for (std::uint32_t g = 0; g < topo.hosts[h].gpus; ++g) {
+        job.gpus.push_back(static_cast<int>(first_rank[h] + g));
+      }
+    }
+    // The job's keys over the section's: one mapping, read as the job's.
+    YAML::Node merged = YAML::Clone(t.node());
+    merged.remove("jobs");
+    for (const auto& kv : item.node()) {
+      const std::string key = kv.first.as<std::string>();
+      if (key != "name" && key != "hosts" && key != "start") merged[key] = kv.second;
+    }
+    const Section js(merged, t.context(), item.path());
+    read_job(js, item.node(), "job " + job.name, static_cast<std::uint32_t>(job.gpus.size()), s.gpu,
+             job.model, job.config);
+    s.job_hosts.push_back(hosts);
+    s.jobs.push_back(std::move(job));
+  }
+}
+
+}  // namespace
+
+TrainingSection read_training(const Section& t, const net::Topology& topo) {
+  if (t.has("import")) {
+    if (t.has("jobs")) t.fail_key("jobs", "cannot go with import (one imported job)");
+    return read_import(t, topo);
+  }
+  std::vector<std::string_view> keys =
+      comm_model_keys({"kernels", "network", "stragglers", "jobs"});
+  keys.insert(keys.end(), std::begin(kJobKeys), std::end(kJobKeys));
+  t.only(keys);
+  TrainingSection s;
+  s.comm = read_comm_mode(t);
+  s.slowdown = read_stragglers(t, topo);
+  s.gpu = cluster_gpu(t, topo);
+  std::uint32_t gpus = 0;
+  for (const net::Host& h : topo.hosts) gpus += h.gpus;
+  if (t.has("jobs")) {
+    if (s.comm != workload::CommMode::Packet) {
+      t.fail_key("network", "must be packet with jobs: several jobs share the fabric only there");
+    }
+    read_jobs(t, topo, s);
+    s.model = s.jobs.front().model;
+    s.config = s.jobs.front().config;
+  } else {
+    read_job(t, t.node(), "the cluster", gpus, s.gpu, s.model, s.config);
   }
   const std::string db = t.has("kernels") ? t.text("kernels") : compute::default_kernel_db_path();
   try {

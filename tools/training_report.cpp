@@ -115,12 +115,12 @@ workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
 namespace {
 
 // The model, its parallelism and the memory estimate.
-std::string model_summary(const TrainingSection& t, const workload::TrainingReport& r) {
-  const workload::TrainingConfig& c = t.config;
+std::string model_summary(const workload::ModelSpec& model, const workload::TrainingConfig& c,
+                          const compute::GpuSpec& gpu, const workload::TrainingReport& r) {
   std::string out = fmt::format(
       "job: {} on {} x {}, tp {} pp {} dp {}{}, {} schedule{}, micro-batch {}, global "
       "batch {} ({} micro-batches per replica), recompute {}, ZeRO {}\n",
-      t.model.name, c.world(), t.gpu.name, c.tp, c.pp, c.dp,
+      model.name, c.world(), gpu.name, c.tp, c.pp, c.dp,
       c.ep > 1 ? fmt::format(" ep {}", c.ep) : "", schedule_name(c.schedule),
       c.schedule == workload::Schedule::Interleaved
           ? fmt::format(" ({} chunks per stage)", c.virtual_stages)
@@ -135,34 +135,14 @@ std::string model_summary(const TrainingSection& t, const workload::TrainingRepo
       "memory per GPU (first stage): weights {:.1f} GB, gradients {:.1f} GB, optimizer {:.1f} "
       "GB, activations {:.1f} GB = {:.1f} of {:.0f} GB\n",
       m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9, m.total() / 1e9,
-      t.gpu.hbm_gb);
+      gpu.hbm_gb);
   return out;
 }
 
-}  // namespace
-
-std::string training_summary(const Scenario& sc, const workload::TrainingReport& r) {
-  const TrainingSection& t = *sc.net->training;
-  const workload::TrainingConfig& c = t.config;
-  std::string out;
-  if (t.imported) {
-    out = fmt::format("job: imported {} on {} x {}, tp {} dp {}{}\n", t.imported_from, c.world(),
-                      t.gpu.name, c.tp, c.dp, c.ep > 1 ? fmt::format(" ep {}", c.ep) : "");
-  } else {
-    out = model_summary(t, r);
-  }
-  if (!t.slowdown.empty()) {
-    std::size_t slow = 0;
-    double worst = 1.0;
-    for (const double f : t.slowdown) {
-      slow += f != 1.0;
-      if (std::abs(f - 1.0) > std::abs(worst - 1.0)) worst = f;
-    }
-    out += fmt::format("stragglers          {} GPU(s) with kernel times scaled, up to x{:.2f}\n",
-                       slow, worst);
-  }
+// The iteration: its time and breakdown, critical path and throughput.
+std::string iteration_summary(const workload::TrainingReport& r, const compute::GpuSpec& gpu) {
   const double it = r.iteration_s;
-  out += fmt::format("iteration time      {:.4f} s\n", it);
+  std::string out = fmt::format("iteration time      {:.4f} s\n", it);
   out += fmt::format("  compute           {:.4f} s {}\n", r.compute_s, pct(r.compute_s, it));
   double exposed = 0;
   for (int s = 0; s < static_cast<int>(Stream::Count); ++s) exposed += r.exposed_s[s];
@@ -179,10 +159,49 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
     out += fmt::format(
         "throughput          {:.1f} TFLOP/s per GPU (model FLOPs), MFU {:.1f}% of "
         "{:.0f} TFLOP/s\n",
-        r.tflops_per_gpu, 100.0 * r.mfu, t.gpu.bf16_tflops);
+        r.tflops_per_gpu, 100.0 * r.mfu, gpu.bf16_tflops);
   } else {
     out += "throughput          unknown (the workload file gives times, not FLOPs)\n";
   }
+  return out;
+}
+
+// The shared fabric over `span` (ps, `what`): the busiest links and the marks and pauses.
+std::string fabric_summary(const Scenario& sc, const net::NetworkResult& fabric, core::Time span,
+                           const char* what) {
+  std::string links;
+  for (const BusyLink& l : busiest_links(sc.net->topology, fabric, span, 3)) {
+    links += fmt::format("{}{} {:.1f}%", links.empty() ? "" : ", ", l.name, 100 * l.share);
+  }
+  std::uint64_t pauses = 0, marks = 0;
+  for (const net::PortStats& p : fabric.ports) pauses += p.pauses_sent, marks += p.ecn_marks;
+  return fmt::format("busiest links (busy share of {}): {}\n", what, links) +
+         fmt::format("fabric: {} ECN marks, {} PFC pauses\n", marks, pauses);
+}
+
+}  // namespace
+
+std::string training_summary(const Scenario& sc, const workload::TrainingReport& r) {
+  const TrainingSection& t = *sc.net->training;
+  const workload::TrainingConfig& c = t.config;
+  std::string out;
+  if (t.imported) {
+    out = fmt::format("job: imported {} on {} x {}, tp {} dp {}{}\n", t.imported_from, c.world(),
+                      t.gpu.name, c.tp, c.dp, c.ep > 1 ? fmt::format(" ep {}", c.ep) : "");
+  } else {
+    out = model_summary(t.model, c, t.gpu, r);
+  }
+  if (!t.slowdown.empty()) {
+    std::size_t slow = 0;
+    double worst = 1.0;
+    for (const double f : t.slowdown) {
+      slow += f != 1.0;
+      if (std::abs(f - 1.0) > std::abs(worst - 1.0)) worst = f;
+    }
+    out += fmt::format("stragglers          {} GPU(s) with kernel times scaled, up to x{:.2f}\n",
+                       slow, worst);
+  }
+  out += iteration_summary(r, t.gpu);
   std::map<std::string, int> paths;
   for (const compute::KernelTime& k : r.kernel_source) ++paths[std::string(name(k.path))];
   std::string p;
@@ -197,15 +216,7 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
         "pairs, {} events\n",
         r.comm_shapes, r.queue_pairs, r.network_events);
     // Where the fabric was busiest: the links a slow iteration should be read from.
-    const core::Time it_ps = r.timeline.iteration;
-    std::string links;
-    for (const BusyLink& l : busiest_links(sc.net->topology, r.fabric, it_ps, 3)) {
-      links += fmt::format("{}{} {:.1f}%", links.empty() ? "" : ", ", l.name, 100 * l.share);
-    }
-    std::uint64_t pauses = 0, marks = 0;
-    for (const net::PortStats& p : r.fabric.ports) pauses += p.pauses_sent, marks += p.ecn_marks;
-    out += fmt::format("busiest links (busy share of the iteration): {}\n", links);
-    out += fmt::format("fabric: {} ECN marks, {} PFC pauses\n", marks, pauses);
+    out += fabric_summary(sc, r.fabric, r.timeline.iteration, "the iteration");
   } else {
     out += fmt::format(
         "network: isolated (each of {} distinct communications alone on an idle fabric, its time "
@@ -279,7 +290,71 @@ std::string trace_json(const workload::TrainingReport& r, const workload::Traini
   return out;
 }
 
+namespace {
+
+// Several jobs on one fabric: each job's summary, then the shared fabric's.
+int print_jobs(const Scenario& sc, const std::string& out_dir, bool quiet) {
+  const NetScenario& ns = *sc.net;
+  const TrainingSection& t = *ns.training;
+  std::printf("%s", describe(sc).c_str());
+  std::fflush(stdout);
+  workload::TrainingInputs in;
+  in.gpu = t.gpu;
+  in.kernels = &t.kernels;
+  in.topology = &ns.topology;
+  in.network = &ns.network;
+  in.hw = t.hw;
+  in.exec = t.exec;
+  in.comm = t.comm;
+  in.slowdown = t.slowdown;
+  in.run = ns.run;
+  if (progress_wanted(quiet)) in.run.progress = show_progress;
+  const auto t0 = std::chrono::steady_clock::now();
+  workload::JobsReport jr;
+  try {
+    jr = workload::simulate_jobs(in, t.jobs);
+    clear_progress();
+  } catch (...) {
+    clear_progress();
+    throw;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (std::size_t j = 0; j < t.jobs.size(); ++j) {
+    const workload::TrainingJob& job = t.jobs[j];
+    std::string hosts;
+    for (const std::uint32_t h : t.job_hosts[j]) {
+      hosts += fmt::format("{}{}", hosts.empty() ? "" : ", ", ns.topology.hosts[h].name);
+    }
+    std::printf("== job %s on %s, from %s\n", job.name.c_str(), hosts.c_str(),
+                job.start > 0 ? core::format_time(job.start).c_str() : "the start");
+    std::printf("%s%s", model_summary(job.model, job.config, t.gpu, jr.jobs[j]).c_str(),
+                iteration_summary(jr.jobs[j], t.gpu).c_str());
+  }
+  std::printf(
+      "== shared fabric until the last job ends (%.4f s)\nnetwork: packet, %zu jobs: %zu plans, "
+      "%u queue pairs, %llu events\n%s",
+      static_cast<double>(jr.end) * 1e-12, t.jobs.size(), jr.comm_shapes, jr.queue_pairs,
+      static_cast<unsigned long long>(jr.fabric.kernel.events),
+      fabric_summary(sc, jr.fabric, jr.end, "the run").c_str());
+  std::printf("simulated in %.2f s\n", wall);
+  if (!out_dir.empty()) {
+    std::string traces;
+    for (std::size_t j = 0; j < t.jobs.size(); ++j) {
+      const std::string name = "trace_" + t.jobs[j].name + ".json";
+      write_atomically(out_dir, name, trace_json(jr.jobs[j], t.jobs[j].config));
+      traces += name + ",";
+    }
+    write_atomically(out_dir, "results.json", results_json(sc, jr));
+    write_atomically(out_dir, "ports.csv", ports_csv(ns.topology, jr.fabric));
+    std::printf("wrote %s/{%sresults.json,ports.csv}\n", out_dir.c_str(), traces.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
 int print_training(const Scenario& sc, const std::string& out_dir, bool quiet) {
+  if (!sc.net->training->jobs.empty()) return print_jobs(sc, out_dir, quiet);
   std::printf("%s", describe(sc).c_str());
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();

@@ -342,6 +342,33 @@ TEST_CASE("every training scenario shipped runs a shortened iteration", "[cli]")
   }
 }
 
+TEST_CASE("fabricsim run on several jobs: one summary per job, the fabric's once", "[cli]") {
+  // The example with two small models: every replica at packet level in a fraction of a second.
+  const std::string tiny =
+      "{name: tiny, layers: 2, hidden: 256, heads: 8, seq_len: 256, vocab: 1024}";
+  const Out o = run("run scenarios/examples/training_two_jobs.yaml --set 'training.model=" + tiny +
+                    "' --set 'training.jobs.1.model=" + tiny +
+                    "' --set training.global_batch=4 --out build/cli_test_out/jobs");
+  REQUIRE(o.status == 0);
+  REQUIRE_THAT(o.text, Catch::Contains("training: 2 jobs on one fabric of 64 GPUs"));
+  REQUIRE_THAT(o.text, Catch::Contains("== job a on host0, host2, host4, host6, from the start"));
+  REQUIRE_THAT(o.text, Catch::Contains("== job b on host1, host3, host5, host7, from 20ms"));
+  REQUIRE_THAT(o.text, Catch::Contains("== shared fabric until the last job ends"));
+  std::ifstream f("build/cli_test_out/jobs/results.json");
+  const std::string json((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  REQUIRE_THAT(json, Catch::Contains("\"jobs\": [") && Catch::Contains("\"name\": \"b\"") &&
+                         Catch::Contains("\"start_s\": 0.020000"));
+  REQUIRE(std::ifstream("build/cli_test_out/jobs/trace_b.json").good());
+  // Jobs share the fabric only at packet level, and never the same host.
+  REQUIRE(
+      run("run scenarios/examples/training_two_jobs.yaml --set training.network=isolated").status !=
+      0);
+  const Out twice =
+      run("run scenarios/examples/training_two_jobs.yaml --set training.jobs.1.hosts=[1,2]");
+  REQUIRE(twice.status != 0);
+  REQUIRE_THAT(twice.text, Catch::Contains("host 2 (host2) is job a's already"));
+}
+
 TEST_CASE("fabricsim run on a training scenario writes its trace and results", "[cli]") {
   // Isolated: one data-parallel replica runs. Packet: all of them (two replicas on 4 hosts).
   const bool packet = GENERATE(false, true);
