@@ -93,7 +93,13 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     const core::Time t = *std::max_element(base_rtt.begin(), base_rtt.end());
     std::fill(base_rtt.begin(), base_rtt.end(), t);
   }
-  ports_ = Ports(topo_);
+  std::vector<std::uint16_t> flow_tag(flows_.size());
+  std::uint32_t tags = 0;
+  for (std::uint32_t f = 0; f < flows_.size(); ++f) {
+    flow_tag[f] = flows_[f].tag;
+    tags = std::max<std::uint32_t>(tags, flows_[f].tag + 1u);
+  }
+  ports_ = Ports(topo_, std::move(flow_tag), tags);
   switches_ = Switches(topo_, cfg_, routes_, ports_);
   nics_ = Nics(topo_, cfg_, flows_, results_, std::move(base_rtt), ports_);
 }
@@ -179,6 +185,8 @@ NetworkResult Network::run(const RunOptions& opt) {
     r.ports.push_back(s);
     r.dropped += s.dropped_bytes;
   }
+  r.tags = ports_.tags();
+  r.tag_bytes = ports_.tag_bytes();
   const Nics::Totals t = nics_.totals();
   r.nic_data_sent = t.data_sent;
   r.nic_data_received = t.data_received;

@@ -46,6 +46,10 @@ struct NetworkResult {
   std::uint64_t nic_data_received = 0;  // payload bytes that reached a receiving NIC
   std::uint64_t delivered = 0;  // payload bytes accepted in order (= sum of flow sizes when done)
   std::uint64_t dropped = 0;    // payload bytes dropped in switches
+  // When flows carry tags (FlowSpec::tag): per port, the payload bytes of data packets it sent
+  // per tag, tag_bytes[port * tags + tag]; empty otherwise.
+  std::uint32_t tags = 0;
+  std::vector<std::uint64_t> tag_bytes;
 };
 
 // The checks of a configuration against a topology that need no run (congestion-control

@@ -29,6 +29,9 @@ struct FlowSpec {
   // > 0: the queue pair never paces faster than this (wire bits per second), whatever its
   // congestion control allows: the sending application's own limit.
   Bps max_rate = 0;
+  // Whose traffic this is (a training job): every port counts the data it sends per tag
+  // (NetworkResult::tag_bytes) when some flow has a tag above 0.
+  std::uint16_t tag = 0;
 };
 
 struct FlowResult {

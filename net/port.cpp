@@ -5,13 +5,15 @@
 
 namespace fabricsim::net {
 
-Ports::Ports(const Topology& topo) : topo_(&topo) {
+Ports::Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag, std::uint32_t tags)
+    : topo_(&topo), flow_tag_(std::move(flow_tag)), tags_(tags > 1 ? tags : 0) {
   const std::size_t n = topo.nodes.size();
   base_.resize(n + 1);
   for (std::size_t v = 0; v < n; ++v) {
     base_[v + 1] = base_[v] + static_cast<std::uint32_t>(topo.nodes[v].ports.size());
   }
   ports_.resize(base_[n]);
+  tag_bytes_.assign(std::size_t{base_[n]} * tags_, 0);
   arrival_.resize(ports_.size());
   for (NodeId v = 0; v < n; ++v) {
     for (PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
@@ -27,7 +29,11 @@ void Ports::start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt, const T
   pt.free_at = ctx.now() + ser;
   pt.stats.tx_bytes += pkt.wire;
   pt.stats.busy += ser;
-  if (pkt.type == PacketType::kData) pt.stats.tx_data_bytes += pkt.payload;
+  if (pkt.type == PacketType::kData) {
+    pt.stats.tx_data_bytes += pkt.payload;
+    if (tags_ > 0)
+      tag_bytes_[std::size_t{index(node, p)} * tags_ + flow_tag_[pkt.flow]] += pkt.payload;
+  }
   // Store and forward: the packet is at the peer once its last bit has crossed the link.
   ctx.send_fifo(index(node, p), ser + link.delay, pkt, pkt.hops ? t : nullptr);
 }

@@ -70,7 +70,8 @@ struct alignas(64) Port {
 class Ports {
  public:
   Ports() = default;
-  explicit Ports(const Topology& topo);
+  // `flow_tag`: per flow, its FlowSpec::tag; `tags` of them (0 or 1: nothing is counted by tag).
+  Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag, std::uint32_t tags);
   static constexpr std::uint64_t bytes_per_port() { return sizeof(Port) + sizeof(PortId); }
 
   std::uint32_t index(NodeId n, PortId p) const { return base_[n] + p; }
@@ -79,6 +80,8 @@ class Ports {
   std::size_t size() const { return ports_.size(); }
   const std::vector<Port>& all() const { return ports_; }
   const std::vector<std::uint32_t>& base() const { return base_; }  // by node, plus the total
+  std::uint32_t tags() const { return tags_; }
+  const std::vector<std::uint64_t>& tag_bytes() const { return tag_bytes_; }
   // The port a frame on link channel `channel` arrives at.
   PortId arrival_port(std::uint32_t channel) const { return arrival_[channel]; }
 
@@ -105,6 +108,10 @@ class Ports {
   std::vector<std::uint32_t> base_;  // node -> its port 0 in ports_; last: the port count
   std::vector<Port> ports_;
   std::vector<PortId> arrival_;  // by channel (sending port): the receiving port
+  std::vector<std::uint16_t> flow_tag_;
+  std::uint32_t tags_ = 0;
+  // port x tag; a port's entries are written by its node's LP only.
+  std::vector<std::uint64_t> tag_bytes_;
 };
 
 }  // namespace fabricsim::net

@@ -12,6 +12,7 @@ namespace fabricsim::tools {
 struct BusyLink {
   std::string name;
   double share = 0;
+  std::uint32_t port = 0;  // index into NetworkResult::ports
 };
 std::vector<BusyLink> busiest_links(const net::Topology& topo, const net::NetworkResult& r,
                                     core::Time over, std::size_t n);
@@ -23,7 +24,9 @@ std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec
                       const net::NetworkResult& r);
 // FCT slowdown (FCT over the flow's FCT alone on the idle network) by flow-size class.
 std::string fct_slowdown_csv(const std::vector<net::FlowSpec>& flows, const net::NetworkResult& r);
-std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r);
+// `tag_names`: with flows tagged (NetworkResult::tags), a column of each tag's data bytes.
+std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r,
+                      const std::vector<std::string>& tag_names = {});
 
 // Writes `text` to dir/name through a temporary file and a rename, so a reader never sees a
 // truncated file. Creates `dir`. Throws std::runtime_error naming the path on failure.

@@ -166,12 +166,26 @@ std::string iteration_summary(const workload::TrainingReport& r, const compute::
   return out;
 }
 
-// The shared fabric over `span` (ps, `what`): the busiest links and the marks and pauses.
+// The shared fabric over `span` (ps, `what`): the busiest links (with jobs: whose data they
+// carried) and the marks and pauses.
 std::string fabric_summary(const Scenario& sc, const net::NetworkResult& fabric, core::Time span,
                            const char* what) {
+  const std::vector<workload::TrainingJob>& jobs = sc.net->training->jobs;
   std::string links;
   for (const BusyLink& l : busiest_links(sc.net->topology, fabric, span, 3)) {
     links += fmt::format("{}{} {:.1f}%", links.empty() ? "" : ", ", l.name, 100 * l.share);
+    if (fabric.tags == 0 || jobs.size() > fabric.tags) continue;
+    const std::uint64_t* bytes = &fabric.tag_bytes[std::size_t{l.port} * fabric.tags];
+    std::uint64_t total = 0;
+    for (std::size_t j = 0; j < jobs.size(); ++j) total += bytes[j];
+    std::string split;
+    for (std::size_t j = 0; j < jobs.size() && total > 0; ++j) {
+      if (bytes[j] == 0) continue;
+      const double share = 100.0 * double(bytes[j]) / double(total);
+      split += fmt::format("{}{} {}", split.empty() ? "" : ", ", jobs[j].name,
+                           share < 1 ? std::string("<1%") : fmt::format("{:.0f}%", share));
+    }
+    if (!split.empty()) links += " (" + split + ")";
   }
   std::uint64_t pauses = 0, marks = 0;
   for (const net::PortStats& p : fabric.ports) pauses += p.pauses_sent, marks += p.ecn_marks;
@@ -345,7 +359,9 @@ int print_jobs(const Scenario& sc, const std::string& out_dir, bool quiet) {
       traces += name + ",";
     }
     write_atomically(out_dir, "results.json", results_json(sc, jr));
-    write_atomically(out_dir, "ports.csv", ports_csv(ns.topology, jr.fabric));
+    std::vector<std::string> names;
+    for (const workload::TrainingJob& j : t.jobs) names.push_back(j.name);
+    write_atomically(out_dir, "ports.csv", ports_csv(ns.topology, jr.fabric, names));
     std::printf("wrote %s/{%sresults.json,ports.csv}\n", out_dir.c_str(), traces.c_str());
   }
   return 0;

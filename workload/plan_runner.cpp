@@ -143,7 +143,7 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
 
 std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
                                        const std::vector<collectives::RankInfo>& ranks,
-                                       std::uint64_t communicator) {
+                                       std::uint64_t communicator, std::uint16_t tag) {
   Shape& s = shapes_.at(shape);
   const Plan& plan = s.plan;
   if (ranks.size() != static_cast<std::size_t>(plan.n_ranks)) {
@@ -194,8 +194,9 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
     }
     // An instance on its own gets an id of its own, counted down from the top of the range so
     // it never meets a caller's communicator.
-    Conn c = new_conn(s, sc, inst.part_base + sc.from, inst.part_base + sc.to,
-                      communicator == kOwnCommunicator ? kOwnCommunicator - 1 - id : communicator);
+    Conn c =
+        new_conn(s, sc, inst.part_base + sc.from, inst.part_base + sc.to,
+                 communicator == kOwnCommunicator ? kOwnCommunicator - 1 - id : communicator, tag);
     std::uint64_t total = 0;
     if (c.net) {
       net::FlowSpec& fs = flows_[c.flow];
@@ -216,7 +217,8 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
 }
 
 PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from,
-                                      std::uint32_t to, std::uint64_t communicator) {
+                                      std::uint32_t to, std::uint64_t communicator,
+                                      std::uint16_t tag) {
   const collectives::Algo algo = shape.plan.algo;
   const collectives::Proto proto = shape.plan.proto;
   Conn c;
@@ -252,6 +254,7 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
   fs.src_nic = nic_of(hf, params_.own_nics ? parts_[from].nic : sc.rail);
   fs.dst_nic = nic_of(ht, params_.own_nics ? parts_[to].nic : sc.rail);
   fs.max_rate = shape.qp_rate;
+  fs.tag = tag;
   // One queue pair per connection of a communicator, as NCCL sets them up once and every call
   // on the communicator reuses them (with their congestion-control state).
   const FlowKey key{communicator,     fs.src_nic, fs.dst_nic, parts_[from].index,

@@ -50,10 +50,11 @@ class PlanRunner {
   // network flows (take_flows): instances of one `communicator` share them, connection by
   // connection, in the order they are added, which must be the order every member runs them
   // in (as calls on one NCCL communicator, issued on one stream). kOwnCommunicator: its own.
-  // Throws std::invalid_argument when it does not fit the topology.
+  // `tag`: its flows' FlowSpec::tag (whose traffic it is). Throws std::invalid_argument when it
+  // does not fit the topology.
   static constexpr std::uint64_t kOwnCommunicator = ~std::uint64_t{0};
   std::uint32_t add_instance(std::uint32_t shape, const std::vector<collectives::RankInfo>& ranks,
-                             std::uint64_t communicator = kOwnCommunicator);
+                             std::uint64_t communicator = kOwnCommunicator, std::uint16_t tag = 0);
 
   // Before the run, once: the queue pairs, and the host-to-host channels their slot releases
   // use.
@@ -170,7 +171,7 @@ class PlanRunner {
   };
 
   Conn new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from, std::uint32_t to,
-                std::uint64_t communicator);
+                std::uint64_t communicator, std::uint16_t tag = 0);
   void net_step_latency(const Shape& shape, Conn& c, double gpu_us) const;
   std::uint32_t nic_of(int host, int rail) const;
   void begin(Ctx& ctx, std::uint32_t p);

@@ -249,8 +249,7 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
                                       const net::Topology& topo, const net::NetworkConfig& cfg,
                                       const collectives::RankLayout& layout,
                                       const ExecParams& params, const net::RunOptions& run,
-                                      const std::vector<double>& slowdown,
-                                      const std::vector<Time>& start) {
+                                      const std::vector<double>& slowdown, const RankJobs* jobs) {
   PlanRunner runner(topo, params, collectives::net_overhead_us(layout.hw.cpu));
   const CommShapes cs = comm_shapes(dag, layout);
   std::vector<std::uint32_t> shape_id(cs.first.size());
@@ -267,9 +266,11 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
   for (std::size_t c = 0; c < dag.comms.size(); ++c) {
     const std::uint32_t g = dag.comms[c].group;
     runner.add_instance(shape_id[cs.shape_of[c]], comm_members(dag, c, layout).ranks,
-                        shared[g] ? g : PlanRunner::kOwnCommunicator);
+                        shared[g] ? g : PlanRunner::kOwnCommunicator,
+                        jobs ? jobs->job[static_cast<std::size_t>(dag.groups[g].front())] : 0);
   }
-  FabricAgent agent(dag, kernel_time, slowdown, start, layout, runner);
+  static const std::vector<Time> kNoStart;
+  FabricAgent agent(dag, kernel_time, slowdown, jobs ? jobs->start : kNoStart, layout, runner);
   net::Network network(topo, cfg, runner.take_flows());
   network.set_app(&agent, params.host_delay);
   runner.add_channels(network);

@@ -32,13 +32,20 @@ struct FabricTraining {
 // `layout`: every GPU of `topo` (rank_layout); every rank of the DAG must be simulated (all
 // replicas built). Throws std::invalid_argument for a DAG or plan that does not fit the
 // cluster, std::runtime_error naming the op that never ends when the DAG stalls.
-// `slowdown`: per rank, a factor on its kernels' times (empty: none). `start`: per rank, when
-// its first ops may begin (empty: all at 0): the start time of the job the rank belongs to.
+// Several jobs in one DAG: per rank, its job (which tags the flows of its communications,
+// FlowSpec::tag) and when its first ops may begin (its job's start).
+struct RankJobs {
+  std::vector<std::uint16_t> job;
+  std::vector<core::Time> start;
+};
+
+// `slowdown`: per rank, a factor on its kernels' times (empty: none). `jobs`: null for one job
+// starting at 0.
 FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<core::Time>& kernel_time,
                                       const net::Topology& topo, const net::NetworkConfig& cfg,
                                       const collectives::RankLayout& layout,
                                       const ExecParams& params, const net::RunOptions& run,
                                       const std::vector<double>& slowdown = {},
-                                      const std::vector<core::Time>& start = {});
+                                      const RankJobs* jobs = nullptr);
 
 }  // namespace fabricsim::workload

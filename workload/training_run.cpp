@@ -139,10 +139,13 @@ JobsReport simulate_jobs(const TrainingInputs& in, const std::vector<TrainingJob
     throw std::invalid_argument(fmt::format("{} straggler factors for {} GPUs: one per GPU needed",
                                             in.slowdown.size(), gpus));
   }
+  if (jobs.size() > 65535) throw std::invalid_argument("more than 65,535 jobs");
   JobsReport out;
   Dag all;
   all.ranks.resize(layout.ranks.size());
-  std::vector<core::Time> kernel_time, start(layout.ranks.size(), 0);
+  std::vector<core::Time> kernel_time;
+  RankJobs rank_jobs{std::vector<std::uint16_t>(layout.ranks.size(), 0),
+                     std::vector<core::Time>(layout.ranks.size(), 0)};
   std::vector<int> owner(layout.ranks.size(), -1);
   std::vector<std::size_t> comm_base;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -192,14 +195,15 @@ JobsReport simulate_jobs(const TrainingInputs& in, const std::vector<TrainingJob
       RankDag rd = rep.dag.ranks[r];
       for (Op& op : rd.ops) op.item += op.kind == OpKind::Compute ? kernels0 : comms0;
       all.ranks[g] = std::move(rd);
-      start[g] = job.start;
+      rank_jobs.start[g] = job.start;
+      rank_jobs.job[g] = static_cast<std::uint16_t>(j);
     }
     all.model_flops += rep.dag.model_flops;
     all.hardware_flops += rep.dag.hardware_flops;
     out.jobs.push_back(std::move(rep));
   }
   FabricTraining f = run_training_on_fabric(all, kernel_time, *in.topology, *in.network, layout,
-                                            in.exec, in.run, in.slowdown, start);
+                                            in.exec, in.run, in.slowdown, &rank_jobs);
   out.end = f.timeline.iteration;
   out.comm_shapes = f.shapes;
   out.queue_pairs = f.queue_pairs;

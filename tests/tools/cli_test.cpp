@@ -359,6 +359,13 @@ TEST_CASE("fabricsim run on several jobs: one summary per job, the fabric's once
   REQUIRE_THAT(json, Catch::Contains("\"jobs\": [") && Catch::Contains("\"name\": \"b\"") &&
                          Catch::Contains("\"start_s\": 0.020000"));
   REQUIRE(std::ifstream("build/cli_test_out/jobs/trace_b.json").good());
+  // Which job's data crossed each link.
+  REQUIRE_THAT(o.text, Catch::Contains("busiest links (busy share of the run): ") &&
+                           Catch::Contains("(a ") && Catch::Contains("b "));
+  std::ifstream ports("build/cli_test_out/jobs/ports.csv");
+  std::string header;
+  std::getline(ports, header);
+  REQUIRE_THAT(header, Catch::EndsWith(",paused_us,data_bytes_a,data_bytes_b"));
   // Jobs share the fabric only at packet level, and never the same host.
   REQUIRE(
       run("run scenarios/examples/training_two_jobs.yaml --set training.network=isolated").status !=

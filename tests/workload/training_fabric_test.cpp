@@ -300,11 +300,26 @@ TEST_CASE("several jobs on one fabric: slower together only where they share lin
   REQUIRE(both.jobs[0].exposed_s[static_cast<int>(Stream::Dp)] >
           a_alone.jobs[0].exposed_s[static_cast<int>(Stream::Dp)]);
 
+  // Every port counts each job's data: some uplinks carry both jobs.
+  const auto ports_with_both = [](const JobsReport& r) {
+    REQUIRE(r.fabric.tags == 2);
+    int n = 0;
+    for (std::size_t p = 0; p < r.fabric.ports.size(); ++p) {
+      const std::uint64_t a = r.fabric.tag_bytes[2 * p], b = r.fabric.tag_bytes[2 * p + 1];
+      REQUIRE(a + b == r.fabric.ports[p].tx_data_bytes);
+      n += a > 0 && b > 0;
+    }
+    return n;
+  };
+  REQUIRE(ports_with_both(both) > 0);
+
   // Inside one leaf each (hosts 0+1 and 2+3): nothing shared, nothing changes.
   const JobsReport c_alone = run_jobs(topo, {job_on("c", 0, 1)});
   const JobsReport apart = run_jobs(topo, {job_on("c", 0, 1), job_on("d", 2, 3)});
   REQUIRE(apart.jobs[0].timeline.iteration == c_alone.jobs[0].timeline.iteration);
   REQUIRE(apart.jobs[0].comm_time == c_alone.jobs[0].comm_time);
+  REQUIRE(ports_with_both(apart) == 0);
+  REQUIRE(c_alone.fabric.tags == 0);  // one job: nothing to tell apart
 
   // A job that starts later is counted from its own start.
   const JobsReport late = run_jobs(topo, {job_on("c", 0, 1), job_on("d", 2, 3, 5'000'000'000)});
