@@ -9,6 +9,7 @@
 #include "compute/gpu.hpp"
 #include "compute/kernel_db.hpp"
 #include "core/input_file.hpp"
+#include "tools/busbw.hpp"
 #include "tools/scenario_parts.hpp"
 #include "workload/aicb_import.hpp"
 #include "workload/training_run.hpp"
@@ -144,17 +145,26 @@ std::vector<double> read_stragglers(const Section& t, const net::Topology& topo)
 
 }  // namespace
 
+namespace {
+
+// What every training section reads first: its network mode, stragglers and the GPU model.
+TrainingSection training_base(const Section& t, const net::Topology& topo) {
+  TrainingSection s;
+  s.comm = read_comm_mode(t);
+  s.slowdown = read_stragglers(t, topo);
+  s.gpu = cluster_gpu(t, topo);
+  return s;
+}
+
+}  // namespace
+
 // `import: FILE`: a workload file written by SimAI's AICB generator; parallelism comes from its
 // header, compute times from its lines.
 TrainingSection read_import(const Section& t, const net::Topology& topo) {
   t.only(comm_model_keys({"import", "format", "network", "stragglers"}));
   t.choice("format", "aicb", {"aicb"});
-  TrainingSection s;
-  s.comm = read_comm_mode(t);
-  s.slowdown = read_stragglers(t, topo);
-  s.gpu = cluster_gpu(t, topo);
-  std::uint32_t gpus = 0;
-  for (const net::Host& h : topo.hosts) gpus += h.gpus;
+  TrainingSection s = training_base(t, topo);
+  const auto gpus = static_cast<std::uint32_t>(gpu_count(topo));
   const std::string name = t.text("import");
   const fs::path p = fs::path(name).is_absolute() ? fs::path(name)
                                                   : fs::path(t.context().file).parent_path() / name;
@@ -320,12 +330,8 @@ TrainingSection read_training(const Section& t, const net::Topology& topo) {
       comm_model_keys({"kernels", "network", "stragglers", "jobs"});
   keys.insert(keys.end(), std::begin(kJobKeys), std::end(kJobKeys));
   t.only(keys);
-  TrainingSection s;
-  s.comm = read_comm_mode(t);
-  s.slowdown = read_stragglers(t, topo);
-  s.gpu = cluster_gpu(t, topo);
-  std::uint32_t gpus = 0;
-  for (const net::Host& h : topo.hosts) gpus += h.gpus;
+  TrainingSection s = training_base(t, topo);
+  const auto gpus = static_cast<std::uint32_t>(gpu_count(topo));
   if (t.has("jobs")) {
     if (s.comm != workload::CommMode::Packet) {
       t.fail_key("network", "must be packet with jobs: several jobs share the fabric only there");

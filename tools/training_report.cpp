@@ -77,13 +77,13 @@ std::string critical_path_summary(const workload::TrainingReport& r) {
 
 }  // namespace
 
-workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
+namespace {
+
+// What the scenario gives every training run: cluster, network, GPU, kernels, how to run.
+workload::TrainingInputs inputs_of(const Scenario& sc) {
   const NetScenario& ns = *sc.net;
   const TrainingSection& t = *ns.training;
   workload::TrainingInputs in;
-  in.model = t.model;
-  in.config = t.config;
-  if (t.imported) in.imported = &*t.imported;
   in.gpu = t.gpu;
   in.kernels = &t.kernels;
   in.topology = &ns.topology;
@@ -93,6 +93,17 @@ workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
   in.comm = t.comm;
   in.slowdown = t.slowdown;
   in.run = ns.run;
+  return in;
+}
+
+}  // namespace
+
+workload::TrainingReport run_training(const Scenario& sc, bool quiet) {
+  const TrainingSection& t = *sc.net->training;
+  workload::TrainingInputs in = inputs_of(sc);
+  in.model = t.model;
+  in.config = t.config;
+  if (t.imported) in.imported = &*t.imported;
   // One packet-level run: the kernel's own progress line (isolated runs report per shape).
   if (t.comm == workload::CommMode::Packet && progress_wanted(quiet)) {
     in.run.progress = show_progress;
@@ -312,16 +323,7 @@ int print_jobs(const Scenario& sc, const std::string& out_dir, bool quiet) {
   const TrainingSection& t = *ns.training;
   std::printf("%s", describe(sc).c_str());
   std::fflush(stdout);
-  workload::TrainingInputs in;
-  in.gpu = t.gpu;
-  in.kernels = &t.kernels;
-  in.topology = &ns.topology;
-  in.network = &ns.network;
-  in.hw = t.hw;
-  in.exec = t.exec;
-  in.comm = t.comm;
-  in.slowdown = t.slowdown;
-  in.run = ns.run;
+  workload::TrainingInputs in = inputs_of(sc);
   if (progress_wanted(quiet)) in.run.progress = show_progress;
   const auto t0 = std::chrono::steady_clock::now();
   workload::JobsReport jr;
