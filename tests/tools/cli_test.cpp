@@ -148,6 +148,14 @@ TEST_CASE("the analytical fidelity prints NCCL's model's table without a network
           "analytical --max-error 99 --max-median-error 99");
   REQUIRE(v.status == 0);
   REQUIRE_THAT(v.text, Catch::Contains("allreduce_h100-sxm5_4gpu_nvswitch_algo-ring"));
+  // Both side by side: the packet level's bar and exit status, NCCL's model beside it.
+  const Out all =
+      run("validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-ring --dataset "
+          "sendrecv_a100-sxm4-80gb_2gpu_nvlink --fidelity all --ignore-known-gaps");
+  REQUIRE(all.status == 0);
+  REQUIRE_THAT(all.text, Catch::Contains("model med model max"));
+  REQUIRE_THAT(all.text,
+               Catch::Contains("NCCL's model (analytical): 1 of 1 datasets meet the bar"));
   REQUIRE(run("validate --fidelity flow").status != 0);
   REQUIRE(run("validate --suite training --fidelity analytical").status != 0);
 }
