@@ -2,6 +2,8 @@
 // parallelism and schedule, and the kernel-timing database that times its kernels.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -285,6 +287,17 @@ void read_jobs(const Section& t, const net::Topology& topo, TrainingSection& s) 
     item.only(allowed);
     workload::TrainingJob job;
     job.name = item.has("name") ? item.text("name") : fmt::format("job{}", j);
+    // The name goes into file names (trace_NAME.json) and CSV headers.
+    const bool plain = !job.name.empty() && job.name.size() <= 64 && job.name.front() != '.' &&
+                       std::all_of(job.name.begin(), job.name.end(), [](char ch) {
+                         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ||
+                                ch == '-' || ch == '.';
+                       });
+    if (!plain) {
+      item.fail_key("name", fmt::format("'{}' is not a plain name: 1-64 letters, digits, '_', '-' "
+                                        "or '.', not starting with '.'",
+                                        job.name));
+    }
     for (std::size_t k = 0; k < j; ++k) {
       if (s.jobs[k].name == job.name) {
         item.fail_key("name", fmt::format("'{}' names job {} already", job.name, k));
