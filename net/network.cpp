@@ -94,12 +94,8 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     std::fill(base_rtt.begin(), base_rtt.end(), t);
   }
   std::vector<std::uint16_t> flow_tag(flows_.size());
-  std::uint32_t tags = 0;
-  for (std::uint32_t f = 0; f < flows_.size(); ++f) {
-    flow_tag[f] = flows_[f].tag;
-    tags = std::max<std::uint32_t>(tags, flows_[f].tag + 1u);
-  }
-  ports_ = Ports(topo_, std::move(flow_tag), tags);
+  for (std::uint32_t f = 0; f < flows_.size(); ++f) flow_tag[f] = flows_[f].tag;
+  ports_ = Ports(topo_, std::move(flow_tag));
   switches_ = Switches(topo_, cfg_, routes_, ports_);
   nics_ = Nics(topo_, cfg_, flows_, results_, std::move(base_rtt), ports_);
 }

@@ -47,9 +47,15 @@ struct NetworkResult {
   std::uint64_t delivered = 0;  // payload bytes accepted in order (= sum of flow sizes when done)
   std::uint64_t dropped = 0;    // payload bytes dropped in switches
   // When flows carry tags (FlowSpec::tag): per port, the payload bytes of data packets it sent
-  // per tag, tag_bytes[port * tags + tag]; empty otherwise.
+  // per tag, tag_bytes[port * tags + tag]; empty otherwise (every flow has tag 0).
   std::uint32_t tags = 0;
   std::vector<std::uint64_t> tag_bytes;
+  // Payload bytes of tag `tag`'s data packets that port `port` sent, whether or not tags were
+  // counted (with none, all data is tag 0's).
+  std::uint64_t data_bytes(std::size_t port, std::uint32_t tag) const {
+    if (tags == 0) return tag == 0 ? ports[port].tx_data_bytes : 0;
+    return tag < tags ? tag_bytes[port * tags + tag] : 0;
+  }
 };
 
 // The checks of a configuration against a topology that need no run (congestion-control

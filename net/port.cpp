@@ -1,12 +1,16 @@
 #include "net/port.hpp"
 
+#include <algorithm>
+
 #include "net/network.hpp"
 #include "net/wire.hpp"
 
 namespace fabricsim::net {
 
-Ports::Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag, std::uint32_t tags)
-    : topo_(&topo), flow_tag_(std::move(flow_tag)), tags_(tags > 1 ? tags : 0) {
+Ports::Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag)
+    : topo_(&topo), flow_tag_(std::move(flow_tag)) {
+  const auto top = std::max_element(flow_tag_.begin(), flow_tag_.end());
+  tags_ = top == flow_tag_.end() || *top == 0 ? 0 : *top + 1u;
   const std::size_t n = topo.nodes.size();
   base_.resize(n + 1);
   for (std::size_t v = 0; v < n; ++v) {

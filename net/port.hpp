@@ -70,8 +70,8 @@ struct alignas(64) Port {
 class Ports {
  public:
   Ports() = default;
-  // `flow_tag`: per flow, its FlowSpec::tag; `tags` of them (0 or 1: nothing is counted by tag).
-  Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag, std::uint32_t tags);
+  // `flow_tag`: per flow, its FlowSpec::tag. With every tag 0 nothing is counted by tag.
+  Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag);
   static constexpr std::uint64_t bytes_per_port() { return sizeof(Port) + sizeof(PortId); }
 
   std::uint32_t index(NodeId n, PortId p) const { return base_[n] + p; }

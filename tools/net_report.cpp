@@ -169,13 +169,10 @@ std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec
 
 std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r,
                       const std::vector<std::string>& tag_names) {
-  const bool tagged = r.tags > 0 && tag_names.size() <= r.tags && !tag_names.empty();
   std::string out =
       "node,port,peer,rate_gbps,tx_bytes,tx_data_bytes,busy_pct,max_queue_bytes,mean_queue_bytes,"
       "ecn_marks,drops,pauses_sent,pauses_received,paused_us";
-  if (tagged) {
-    for (const std::string& n : tag_names) out += ",data_bytes_" + csv_field(n);
-  }
+  for (const std::string& n : tag_names) out += ",data_bytes_" + csv_field(n);
   out += "\n";
   for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
     for (net::PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
@@ -187,11 +184,8 @@ std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r,
                       double(topo.link_at(v, p).rate) * 1e-9, s.tx_bytes, s.tx_data_bytes,
                       100 * double(s.busy) / span, s.max_queue_bytes, s.queue_byte_ps / span,
                       s.ecn_marks, s.drops, s.pauses_sent, s.pauses_received, us(s.paused));
-      if (tagged) {
-        const std::size_t at = std::size_t{r.port_base[v] + p} * r.tags;
-        for (std::size_t t = 0; t < tag_names.size(); ++t) {
-          out += fmt::format(",{}", r.tag_bytes[at + t]);
-        }
+      for (std::uint32_t t = 0; t < tag_names.size(); ++t) {
+        out += fmt::format(",{}", r.data_bytes(r.port_base[v] + p, t));
       }
       out += "\n";
     }

@@ -24,7 +24,7 @@ std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec
                       const net::NetworkResult& r);
 // FCT slowdown (FCT over the flow's FCT alone on the idle network) by flow-size class.
 std::string fct_slowdown_csv(const std::vector<net::FlowSpec>& flows, const net::NetworkResult& r);
-// `tag_names`: with flows tagged (NetworkResult::tags), a column of each tag's data bytes.
+// `tag_names`: a column of each tag's data bytes (NetworkResult::data_bytes), tag 0 first.
 std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r,
                       const std::vector<std::string>& tag_names = {});
 

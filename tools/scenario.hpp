@@ -86,9 +86,8 @@ struct TrainingSection {
   workload::CommMode comm = workload::CommMode::Packet;  // `network: packet | isolated`
   std::vector<double> slowdown;                          // `stragglers`: per rank, empty when none
   // `jobs`: several jobs sharing the cluster (empty: one job on all of it, `model` and
-  // `config`); with jobs, `model` and `config` are the first job's. Per job, its hosts.
+  // `config`); with jobs, `model` and `config` are the first job's.
   std::vector<workload::TrainingJob> jobs;
-  std::vector<std::vector<std::uint32_t>> job_hosts;
 };
 
 // A packet-level network run: cluster + network + workload.flows, collectives or training.

@@ -327,7 +327,6 @@ void read_jobs(const Section& t, const net::Topology& topo, TrainingSection& s) 
     const Section js(merged, t.context(), item.path());
     read_job(js, item.node(), "job " + job.name, static_cast<std::uint32_t>(job.gpus.size()), s.gpu,
              job.model, job.config);
-    s.job_hosts.push_back(hosts);
     s.jobs.push_back(std::move(job));
   }
 }

@@ -185,14 +185,14 @@ std::string fabric_summary(const Scenario& sc, const net::NetworkResult& fabric,
   std::string links;
   for (const BusyLink& l : busiest_links(sc.net->topology, fabric, span, 3)) {
     links += fmt::format("{}{} {:.1f}%", links.empty() ? "" : ", ", l.name, 100 * l.share);
-    if (fabric.tags == 0 || jobs.size() > fabric.tags) continue;
-    const std::uint64_t* bytes = &fabric.tag_bytes[std::size_t{l.port} * fabric.tags];
+    if (jobs.empty()) continue;
     std::uint64_t total = 0;
-    for (std::size_t j = 0; j < jobs.size(); ++j) total += bytes[j];
+    for (std::uint32_t j = 0; j < jobs.size(); ++j) total += fabric.data_bytes(l.port, j);
     std::string split;
-    for (std::size_t j = 0; j < jobs.size() && total > 0; ++j) {
-      if (bytes[j] == 0) continue;
-      const double share = 100.0 * double(bytes[j]) / double(total);
+    for (std::uint32_t j = 0; j < jobs.size() && total > 0; ++j) {
+      const std::uint64_t bytes = fabric.data_bytes(l.port, j);
+      if (bytes == 0) continue;
+      const double share = 100.0 * double(bytes) / double(total);
       split += fmt::format("{}{} {}", split.empty() ? "" : ", ", jobs[j].name,
                            share < 1 ? std::string("<1%") : fmt::format("{:.0f}%", share));
     }
@@ -335,11 +335,17 @@ int print_jobs(const Scenario& sc, const std::string& out_dir, bool quiet) {
     throw;
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const collectives::RankLayout layout = workload::rank_layout(ns.topology, t.hw);
   for (std::size_t j = 0; j < t.jobs.size(); ++j) {
     const workload::TrainingJob& job = t.jobs[j];
+    // The hosts of its GPUs, in the order the job lists them.
     std::string hosts;
-    for (const std::uint32_t h : t.job_hosts[j]) {
+    int last = -1;
+    for (const int g : job.gpus) {
+      const int h = layout.ranks[static_cast<std::size_t>(g)].host;
+      if (h == last) continue;
       hosts += fmt::format("{}{}", hosts.empty() ? "" : ", ", ns.topology.hosts[h].name);
+      last = h;
     }
     std::printf("== job %s on %s, from %s\n", job.name.c_str(), hosts.c_str(),
                 job.start > 0 ? core::format_time(job.start).c_str() : "the start");

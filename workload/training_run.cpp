@@ -144,9 +144,10 @@ JobsReport simulate_jobs(const TrainingInputs& in, const std::vector<TrainingJob
   Dag all;
   all.ranks.resize(layout.ranks.size());
   std::vector<core::Time> kernel_time;
-  RankJobs rank_jobs{std::vector<std::uint16_t>(layout.ranks.size(), 0),
+  // GPUs outside every job keep kIdle; none of their ops or communications exist.
+  constexpr std::uint16_t kIdle = 0xFFFF;
+  RankJobs rank_jobs{std::vector<std::uint16_t>(layout.ranks.size(), kIdle),
                      std::vector<core::Time>(layout.ranks.size(), 0)};
-  std::vector<int> owner(layout.ranks.size(), -1);
   std::vector<std::size_t> comm_base;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const TrainingJob& job = jobs[j];
@@ -187,16 +188,15 @@ JobsReport simulate_jobs(const TrainingInputs& in, const std::vector<TrainingJob
     }
     for (int r = 0; r < n; ++r) {
       const auto g = static_cast<std::size_t>(job.gpus[static_cast<std::size_t>(r)]);
-      if (owner[g] >= 0) {
-        throw std::invalid_argument(
-            fmt::format("jobs {} and {} both use GPU {}", jobs[owner[g]].name, job.name, g));
+      if (rank_jobs.job[g] != kIdle) {
+        throw std::invalid_argument(fmt::format("jobs {} and {} both use GPU {}",
+                                                jobs[rank_jobs.job[g]].name, job.name, g));
       }
-      owner[g] = static_cast<int>(j);
+      rank_jobs.job[g] = static_cast<std::uint16_t>(j);
       RankDag rd = rep.dag.ranks[r];
       for (Op& op : rd.ops) op.item += op.kind == OpKind::Compute ? kernels0 : comms0;
       all.ranks[g] = std::move(rd);
       rank_jobs.start[g] = job.start;
-      rank_jobs.job[g] = static_cast<std::uint16_t>(j);
     }
     all.model_flops += rep.dag.model_flops;
     all.hardware_flops += rep.dag.hardware_flops;

@@ -319,7 +319,11 @@ TEST_CASE("several jobs on one fabric: slower together only where they share lin
   REQUIRE(apart.jobs[0].timeline.iteration == c_alone.jobs[0].timeline.iteration);
   REQUIRE(apart.jobs[0].comm_time == c_alone.jobs[0].comm_time);
   REQUIRE(ports_with_both(apart) == 0);
-  REQUIRE(c_alone.fabric.tags == 0);  // one job: nothing to tell apart
+  REQUIRE(c_alone.fabric.tags == 0);  // one job: nothing to tell apart, all its data is tag 0's
+  for (std::size_t p = 0; p < c_alone.fabric.ports.size(); ++p) {
+    REQUIRE(c_alone.fabric.data_bytes(p, 0) == c_alone.fabric.ports[p].tx_data_bytes);
+    REQUIRE(c_alone.fabric.data_bytes(p, 1) == 0);
+  }
 
   // A job that starts later is counted from its own start.
   const JobsReport late = run_jobs(topo, {job_on("c", 0, 1), job_on("d", 2, 3, 5'000'000'000)});
