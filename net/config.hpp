@@ -80,10 +80,16 @@ struct NicConfig {
   std::uint32_t retry_count = 7;
 };
 
+// How the network moves data: packet by packet through every mechanism above, or as fluid flows
+// sharing the links max-min fairly (net/fluid.hpp: none of the switch, NIC or congestion-control
+// mechanisms, a few events per message).
+enum class Fidelity : std::uint8_t { kPacket, kFlow };
+
 struct NetworkConfig {
   SwitchConfig sw;
   NicConfig nic;
   cc::Params cc;
+  Fidelity fidelity = Fidelity::kPacket;
 };
 
 }  // namespace fabricsim::net

@@ -29,6 +29,12 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
         "full packet on the wire ({} bytes)",
         cfg.sw.pfc_xoff_bytes, cfg.sw.pfc_resume_offset, data_wire_bytes(cfg.nic.mtu)));
   }
+  if (cfg.fidelity == Fidelity::kFlow && cfg.sw.routing != Routing::kEcmp) {
+    // A fluid flow keeps one path; spraying and adaptive routing are per-packet decisions.
+    throw std::invalid_argument(
+        "network.routing=spray and adaptive choose a path per packet; the flow fidelity routes "
+        "each flow on its ECMP path: use network.routing=ecmp or simulation.fidelity: packet");
+  }
   if (cfg.cc.kind == cc::Kind::kHpcc && cfg.sw.routing != Routing::kEcmp) {
     // HPCC compares each hop's telemetry with the previous ACK's for the same hop; per-packet
     // routing mixes hops of different paths and the window collapses to its floor.

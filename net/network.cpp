@@ -98,6 +98,7 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
   ports_ = Ports(topo_, std::move(flow_tag));
   switches_ = Switches(topo_, cfg_, routes_, ports_);
   nics_ = Nics(topo_, cfg_, flows_, results_, std::move(base_rtt), ports_);
+  if (flow_level()) fluid_ = Fluid(topo_, cfg_, routes_, flows_, results_, ports_);
 }
 
 NetworkResult Network::run(const RunOptions& opt) {
@@ -110,14 +111,16 @@ NetworkResult Network::run(const RunOptions& opt) {
   core::SimConfig sc;
   const std::size_t hosts = app_ ? topo_.hosts.size() : 0;
   sc.nodes = static_cast<std::uint32_t>(topo_.nodes.size() + hosts);
-  sc.lp_of_node = partition(topo_, std::max<std::uint32_t>(1, opt.lps));
+  // The flow level's shares couple every flow crossing a common link: one LP holds them all.
+  const std::uint32_t lps = flow_level() ? 1 : std::max<std::uint32_t>(1, opt.lps);
+  sc.lp_of_node = partition(topo_, lps);
   // A host agent lives with one of its NICs, so some of the NIC events it exchanges stay on one
   // LP. Agents run the hosts' executors (NVLink model, step bookkeeping): a large share of a
   // collective's work. With one NIC per rail, a host's NICs sit on different LPs, and putting
   // every agent with its first NIC would pile all of them on the LP of rail 0; each agent goes
   // instead to the LP of its NICs holding the fewest agents so far (first such NIC on a tie).
   {
-    std::vector<std::uint32_t> agents(std::max<std::uint32_t>(1, opt.lps), 0);  // by LP
+    std::vector<std::uint32_t> agents(lps, 0);  // by LP
     for (std::size_t h = 0; h < hosts; ++h) {
       core::LpId best = sc.lp_of_node[topo_.hosts[h].nics.front()];
       for (NodeId nic : topo_.hosts[h].nics) {
@@ -133,6 +136,9 @@ NetworkResult Network::run(const RunOptions& opt) {
   sc.end = opt.end;
   sc.progress = opt.progress;
   sc.progress_ctx = opt.progress_ctx;
+  // The flow level delivers a message from wherever its flow's shares were computed straight to
+  // the receiving host's agent, never sooner than the host-NIC delay.
+  if (flow_level() && app_) sc.any_to_any_delay = host_delay_;
   core::Simulation<Network> sim(*this, sc);
   // One FIFO channel per port, numbered as the port (frames on a link arrive in the order they
   // were sent): every packet crosses its link in at least the propagation delay plus the
@@ -171,6 +177,24 @@ NetworkResult Network::run(const RunOptions& opt) {
   r.flows = results_;
   r.port_base.assign(ports_.base().begin(), ports_.base().end() - 1);
   r.ports.reserve(ports_.size());
+  r.tags = ports_.tags();
+  r.fidelity = cfg_.fidelity;
+  if (flow_level()) {
+    const Fluid::PortTotals t = fluid_.port_totals();
+    for (std::size_t p = 0; p < ports_.size(); ++p) {
+      PortStats s;
+      s.tx_bytes = t.wire[p];
+      s.tx_data_bytes = t.data[p];
+      s.busy = t.busy[p];
+      r.ports.push_back(s);
+    }
+    r.tag_bytes = fluid_.tag_bytes(r.tags);
+    for (std::size_t f = 0; f < flows_.size(); ++f) {
+      if (results_[f].finish >= 0) r.delivered += flows_[f].bytes;
+    }
+    r.nic_data_sent = r.nic_data_received = r.delivered;
+    return r;
+  }
   for (const Port& p : ports_.all()) {
     PortStats s = p.stats;
     s.queue_byte_ps += double(p.queued[kDataClass]) * double(r.end - p.queue_changed);
@@ -181,7 +205,6 @@ NetworkResult Network::run(const RunOptions& opt) {
     r.ports.push_back(s);
     r.dropped += s.dropped_bytes;
   }
-  r.tags = ports_.tags();
   r.tag_bytes = ports_.tag_bytes();
   const Nics::Totals t = nics_.totals();
   r.nic_data_sent = t.data_sent;
@@ -229,13 +252,21 @@ void Network::handle(Ctx& ctx, const core::Event<Payload>& ev) {
       nics_.wake(ctx, node);
       return;
     case kFlowStart:
-      nics_.flow_start(ctx, p.a);
+      if (flow_level()) {
+        fluid_.flow_start(ctx, p.a);
+      } else {
+        nics_.flow_start(ctx, p.a);
+      }
       return;
     case kRto:
       nics_.flow_timeout(ctx, p.a);
       return;
     case kPost:
-      nics_.app_post(ctx, p.a, p.c);
+      if (flow_level()) {
+        fluid_.app_post(ctx, p.a, p.c);
+      } else {
+        nics_.app_post(ctx, p.a, p.c);
+      }
       return;
     case kDelivered:
       app_->on_delivered(ctx, host_of_agent(node), p.a, p.b);
@@ -249,6 +280,9 @@ void Network::handle(Ctx& ctx, const core::Event<Payload>& ev) {
     case kPfcRefresh:
       switches_.refresh_pause(ctx, node, p.a);
       return;
+    case kFluidWake:
+      fluid_.wake(ctx, p.c);
+      return;
   }
 }
 
@@ -261,6 +295,7 @@ void Network::set_app(HostApp* app, core::Time host_delay) {
   app_ = app;
   host_delay_ = host_delay;
   nics_.set_hosts(host_node(0), host_delay);
+  fluid_.set_hosts(host_node(0), host_delay);
 }
 
 void Network::add_host_channel(std::uint32_t a, std::uint32_t b, core::Time delay) {

@@ -19,6 +19,7 @@
 
 #include "core/simulation.hpp"
 #include "net/config.hpp"
+#include "net/fluid.hpp"
 #include "net/host_agent.hpp"
 #include "net/nic.hpp"
 #include "net/packet.hpp"
@@ -37,6 +38,8 @@ class LosslessDrop : public std::runtime_error {
 };
 
 struct NetworkResult {
+  // Flow level: no queues, marks, pauses or drops exist (their statistics stay 0).
+  Fidelity fidelity = Fidelity::kPacket;
   core::KernelStats kernel;
   std::vector<FlowResult> flows;
   std::vector<PortStats> ports;          // flattened: port_index(node, port)
@@ -109,6 +112,7 @@ class Network {
     kApp,        // host agent timer or host-to-host message (a, b, c: the AppMsg)
     kHostStart,
     kPfcRefresh,  // a switch ingress port re-sends XOFF while it stays above XON
+    kFluidWake,   // flow level: a flow reaches a boundary, or shares change (c: generation)
   };
 
   // Throws TopologyError / std::invalid_argument on a bad topology, flow or parameter
@@ -143,6 +147,7 @@ class Network {
 
  private:
   void check_memory() const;
+  bool flow_level() const { return cfg_.fidelity == Fidelity::kFlow; }
   void transmit(Ctx& ctx, NodeId node, PortId p);  // the port's owner picks what it sends
   std::uint32_t host_of_agent(NodeId n) const {
     return static_cast<std::uint32_t>(n - topo_.nodes.size());
@@ -156,6 +161,7 @@ class Network {
   Ports ports_;
   Switches switches_;
   Nics nics_;
+  Fluid fluid_;  // flow level only
   HostApp* app_ = nullptr;
   core::Time host_delay_ = 0;
   struct HostChannel {

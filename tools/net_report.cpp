@@ -133,11 +133,16 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
   for (const BusyLink& l : busiest_links(topo, r, r.end, 1)) {
     out += fmt::format("busiest link      {}: {:.1f}% busy\n", l.name, 100 * l.share);
   }
-  out += fmt::format(
-      "queues            max {} bytes; ECN marks {}; PFC pauses {} ({:.1f} us paused in all)\n",
-      max_queue, marks, pauses, us(paused));
-  out += fmt::format("losses            {} packets dropped; {} bytes retransmitted; {} timeouts\n",
-                     drops, retx, timeouts);
+  if (r.fidelity == net::Fidelity::kFlow) {
+    out += "queues, losses    none at flow level (fluid flows: no queues, PFC, ECN or drops)\n";
+  } else {
+    out += fmt::format(
+        "queues            max {} bytes; ECN marks {}; PFC pauses {} ({:.1f} us paused in all)\n",
+        max_queue, marks, pauses, us(paused));
+    out +=
+        fmt::format("losses            {} packets dropped; {} bytes retransmitted; {} timeouts\n",
+                    drops, retx, timeouts);
+  }
   out += fmt::format("delivered         {} bytes; NICs sent {} payload bytes, received {}\n",
                      r.delivered, r.nic_data_sent, r.nic_data_received);
   out += fmt::format("traffic until     {} (the last ACK; timers may run later)\n",

@@ -119,7 +119,9 @@ SimulationSection read_simulation(const Section& sim, core::Time default_end) {
       sim.has("end") && sim.text("end") == "inf" ? core::kTimeMax : sim.time("end", default_end, 1);
   s.threads = static_cast<unsigned>(sim.uint("threads", 1, 1, 1024));
   s.lps = static_cast<std::uint32_t>(sim.uint("lps", 0, 0, 1u << 20));
-  s.analytical = sim.choice("fidelity", "packet", {"packet", "analytical"}) == "analytical";
+  const std::string fidelity = sim.choice("fidelity", "packet", {"packet", "flow", "analytical"});
+  s.analytical = fidelity == "analytical";
+  s.flow = fidelity == "flow";
   return s;
 }
 
@@ -227,7 +229,10 @@ Scenario parse(const std::string& text, ParseContext& ctx,
     top.sub("simulation")
         .fail_key("fidelity",
                   "analytical applies to collectives (NCCL's model times them); "
-                  "flows, training and PHOLD run at packet level");
+                  "flows and training run at packet or flow level, PHOLD has no network");
+  }
+  if (sc.simulation.flow && !flows) {
+    top.sub("simulation").fail_key("fidelity", "flow is a network's fidelity; PHOLD has none");
   }
   if (!flows) {
     for (const char* key : {"cluster", "network"}) {
@@ -244,6 +249,7 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   NetScenario net;
   net.topology = read_cluster(top.sub("cluster"));
   net.network = read_network(top.sub("network"));
+  if (sc.simulation.flow) net.network.fidelity = net::Fidelity::kFlow;
   try {
     net::check_config(net.topology, net.network);
   } catch (const std::invalid_argument& e) {
@@ -357,8 +363,8 @@ std::string describe(const Scenario& sc) {
     if (!n.training->jobs.empty()) {
       std::string jobs;
       for (const workload::TrainingJob& j : n.training->jobs) {
-        jobs += fmt::format("{}{} ({} on {} GPUs)", jobs.empty() ? "" : ", ", j.name,
-                            j.model.name, j.gpus.size());
+        jobs += fmt::format("{}{} ({} on {} GPUs)", jobs.empty() ? "" : ", ", j.name, j.model.name,
+                            j.gpus.size());
       }
       work = fmt::format("training: {} jobs on one fabric of {} GPUs ({}): {}\n",
                          n.training->jobs.size(), gpus, n.training->gpu.name, jobs);
@@ -374,11 +380,15 @@ std::string describe(const Scenario& sc) {
       "cluster: {}, {} hosts, {} NICs, {} switch{}, {} links\n"
       "network: cc {}, routing {}, mtu {}, {}, ECN {}\n"
       "{}"
-      "run: seed {}, {} threads, up to {} LPs, end {}\n",
+      "run: {}seed {}, {} threads, up to {} LPs, end {}\n",
       n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), switches,
       switches == 1 ? "" : "es", n.topology.links.size(), net::cc::name(c.cc.kind),
       value("network.routing"), format_bytes(c.nic.mtu), c.sw.pfc ? "lossless (PFC)" : "lossy",
-      c.sw.ecn ? "on" : "off", work, n.run.seed, n.run.threads, n.run.lps,
+      c.sw.ecn ? "on" : "off", work,
+      c.fidelity == net::Fidelity::kFlow
+          ? "flow level (fluid flows sharing links max-min; one LP), "
+          : "",
+      n.run.seed, n.run.threads, n.run.lps,
       n.run.end == core::kTimeMax ? "when the traffic ends" : core::format_time(n.run.end));
 }
 

@@ -37,6 +37,8 @@ struct SimulationSection {
   std::uint32_t lps = 0;  // 0: chosen from the thread count
   // `fidelity: analytical`: collectives timed by NCCL's own model, no network run.
   bool analytical = false;
+  // `fidelity: flow`: the network as fluid flows (net/fluid.hpp).
+  bool flow = false;
 };
 
 // One key of the resolved configuration, as it would be written in a scenario file

@@ -198,10 +198,11 @@ std::string fabric_summary(const Scenario& sc, const net::NetworkResult& fabric,
     }
     if (!split.empty()) links += " (" + split + ")";
   }
+  std::string out = fmt::format("busiest links (busy share of {}): {}\n", what, links);
+  if (fabric.fidelity == net::Fidelity::kFlow) return out;  // no marks or pauses exist
   std::uint64_t pauses = 0, marks = 0;
   for (const net::PortStats& p : fabric.ports) pauses += p.pauses_sent, marks += p.ecn_marks;
-  return fmt::format("busiest links (busy share of {}): {}\n", what, links) +
-         fmt::format("fabric: {} ECN marks, {} PFC pauses\n", marks, pauses);
+  return out + fmt::format("fabric: {} ECN marks, {} PFC pauses\n", marks, pauses);
 }
 
 }  // namespace
@@ -237,9 +238,10 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
                      r.dag.ranks.size(), r.dag.kernels.size(), p, r.dag.comms.size());
   if (r.comm == workload::CommMode::Packet) {
     out += fmt::format(
-        "network: packet (every rank's communications on one shared fabric): {} plans, {} queue "
+        "network: {} (every rank's communications on one shared fabric): {} plans, {} queue "
         "pairs, {} events\n",
-        r.comm_shapes, r.queue_pairs, r.network_events);
+        r.fabric.fidelity == net::Fidelity::kFlow ? "flow level" : "packet", r.comm_shapes,
+        r.queue_pairs, r.network_events);
     // Where the fabric was busiest: the links a slow iteration should be read from.
     out += fabric_summary(sc, r.fabric, r.timeline.iteration, "the iteration");
   } else {
