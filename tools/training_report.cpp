@@ -177,6 +177,11 @@ std::string iteration_summary(const workload::TrainingReport& r, const compute::
   return out;
 }
 
+// What the shared fabric ran at.
+const char* level(const net::NetworkResult& fabric) {
+  return fabric.fidelity == net::Fidelity::kFlow ? "flow level" : "packet";
+}
+
 // The shared fabric over `span` (ps, `what`): the busiest links (with jobs: whose data they
 // carried) and the marks and pauses.
 std::string fabric_summary(const Scenario& sc, const net::NetworkResult& fabric, core::Time span,
@@ -240,8 +245,7 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
     out += fmt::format(
         "network: {} (every rank's communications on one shared fabric): {} plans, {} queue "
         "pairs, {} events\n",
-        r.fabric.fidelity == net::Fidelity::kFlow ? "flow level" : "packet", r.comm_shapes,
-        r.queue_pairs, r.network_events);
+        level(r.fabric), r.comm_shapes, r.queue_pairs, r.network_events);
     // Where the fabric was busiest: the links a slow iteration should be read from.
     out += fabric_summary(sc, r.fabric, r.timeline.iteration, "the iteration");
   } else {
@@ -355,10 +359,10 @@ int print_jobs(const Scenario& sc, const std::string& out_dir, bool quiet) {
                 iteration_summary(jr.jobs[j], t.gpu).c_str());
   }
   std::printf(
-      "== shared fabric until the last job ends (%.4f s)\nnetwork: packet, %zu jobs: %zu plans, "
+      "== shared fabric until the last job ends (%.4f s)\nnetwork: %s, %zu jobs: %zu plans, "
       "%u queue pairs, %llu events\n%s",
-      static_cast<double>(jr.end) * 1e-12, t.jobs.size(), jr.comm_shapes, jr.queue_pairs,
-      static_cast<unsigned long long>(jr.fabric.kernel.events),
+      static_cast<double>(jr.end) * 1e-12, level(jr.fabric), t.jobs.size(), jr.comm_shapes,
+      jr.queue_pairs, static_cast<unsigned long long>(jr.fabric.kernel.events),
       fabric_summary(sc, jr.fabric, jr.end, "the run").c_str());
   std::printf("simulated in %.2f s\n", wall);
   if (!out_dir.empty()) {
