@@ -225,11 +225,11 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   sc.simulation =
       read_simulation(top.sub("simulation"), flows ? core::kTimeMax : core::kMillisecond);
 
-  if (sc.simulation.analytical && !coll) {
+  if (sc.simulation.analytical && !coll && !train) {
     top.sub("simulation")
         .fail_key("fidelity",
-                  "analytical applies to collectives (NCCL's model times them); "
-                  "flows and training run at packet or flow level, PHOLD has no network");
+                  "analytical applies to collectives and training (closed forms time their "
+                  "communications); flows run at packet or flow level, PHOLD has no network");
   }
   if (sc.simulation.flow && !flows) {
     top.sub("simulation").fail_key("fidelity", "flow is a network's fidelity; PHOLD has none");
@@ -274,6 +274,21 @@ Scenario parse(const std::string& text, ParseContext& ctx,
     }
   } else if (train) {
     net.training = read_training(top.sub("training"), net.topology);
+    if (sc.simulation.analytical) {
+      const Section t = top.sub("training");
+      if (t.has("jobs")) {
+        t.fail_key("jobs",
+                   "share one fabric, which the analytical fidelity does not simulate: "
+                   "use simulation.fidelity packet or flow");
+      }
+      if (t.has("network") && net.training->comm == workload::CommMode::Packet) {
+        t.fail_key("network",
+                   "packet runs the iteration on the network; the analytical fidelity times each "
+                   "communication by a closed form instead (leave training.network out, or use "
+                   "simulation.fidelity: flow)");
+      }
+      net.training->comm = workload::CommMode::Analytical;
+    }
   } else {
     net.flows = read_flows(wl.sub("flows"), net.topology, sc.simulation.seed);
   }
@@ -374,6 +389,12 @@ std::string describe(const Scenario& sc) {
     return fmt::format(
         "cluster: {}, {} hosts, {} NICs\n{}"
         "run: analytical (NCCL's tuning model's time for each size; no network is simulated)\n",
+        n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), work);
+  }
+  if (n.training && n.training->comm == workload::CommMode::Analytical) {
+    return fmt::format(
+        "cluster: {}, {} hosts, {} NICs\n{}"
+        "run: analytical (closed forms for the communications; no network is simulated)\n",
         n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), work);
   }
   return fmt::format(

@@ -248,6 +248,12 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
         level(r.fabric), r.comm_shapes, r.queue_pairs, r.network_events);
     // Where the fabric was busiest: the links a slow iteration should be read from.
     out += fabric_summary(sc, r.fabric, r.timeline.iteration, "the iteration");
+  } else if (r.comm == workload::CommMode::Analytical) {
+    out += fmt::format(
+        "network: analytical (each of {} distinct communications timed by a closed form, NCCL's "
+        "tuning model for collectives and alpha-beta for point-to-point, and replayed; no "
+        "network run)\n",
+        r.comm_shapes);
   } else {
     out += fmt::format(
         "network: isolated (each of {} distinct communications alone on an idle fabric, its time "

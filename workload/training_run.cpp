@@ -7,12 +7,21 @@
 #include <fmt/format.h>
 
 #include "workload/comm_cost.hpp"
+#include "workload/comm_model.hpp"
 #include "workload/training_fabric.hpp"
 
 namespace fabricsim::workload {
 
 const char* name(CommMode m) {
-  return m == CommMode::Packet ? "packet" : "isolated";
+  switch (m) {
+    case CommMode::Packet:
+      return "packet";
+    case CommMode::Isolated:
+      return "isolated";
+    case CommMode::Analytical:
+      return "analytical";
+  }
+  return "?";
 }
 
 MemoryEstimate check_memory(const ModelSpec& model, const TrainingConfig& c,
@@ -86,7 +95,7 @@ TrainingReport simulate_training(const TrainingInputs& in) {
   }
   TrainingReport rep;
   const bool packet = in.comm == CommMode::Packet && !in.free_communication;
-  rep.comm = packet ? CommMode::Packet : CommMode::Isolated;
+  rep.comm = packet || in.comm == CommMode::Analytical ? in.comm : CommMode::Isolated;
   if (in.imported) {
     rep.dag = *in.imported;
   } else {
@@ -110,6 +119,11 @@ TrainingReport simulate_training(const TrainingInputs& in) {
     rep.network_events = f.net.kernel.events;
     rep.queue_pairs = f.queue_pairs;
     rep.fabric = std::move(f.net);
+  } else if (in.comm == CommMode::Analytical && !in.free_communication) {
+    CommTimes t = model_communications(dag, *in.topology, *in.network,
+                                       rank_layout(*in.topology, in.hw), in.exec);
+    rep.comm_time = std::move(t.time);
+    rep.comm_shapes = t.shapes;
   } else if (!in.free_communication) {
     CommTimes t =
         time_communications(dag, *in.topology, *in.network, rank_layout(*in.topology, in.hw),

@@ -28,6 +28,9 @@ enum class CommMode : std::uint8_t {
   // Each distinct communication alone on an idle network, its time replayed in the schedule
   // (comm_cost.hpp): fast, but nothing contends.
   Isolated,
+  // Each distinct communication timed by a closed form, replayed the same way (comm_model.hpp):
+  // no network run at all.
+  Analytical,
 };
 const char* name(CommMode m);
 

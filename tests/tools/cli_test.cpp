@@ -156,8 +156,17 @@ TEST_CASE("the analytical fidelity prints NCCL's model's table without a network
   REQUIRE_THAT(all.text, Catch::Contains("model med model max"));
   REQUIRE_THAT(all.text,
                Catch::Contains("NCCL's model (analytical): 1 of 1 datasets meet the bar"));
-  REQUIRE(run("validate --fidelity flow").status != 0);
-  REQUIRE(run("validate --suite training --fidelity analytical").status != 0);
+  REQUIRE_THAT(all.text, Catch::Contains("flow med  flow max"));
+  REQUIRE_THAT(all.text, Catch::Contains("flow level: 1 of 2 datasets meet the bar"));
+  const Out bad = run("validate --fidelity fluid");
+  REQUIRE(bad.status != 0);
+  REQUIRE_THAT(bad.text, Catch::Contains("--fidelity must be packet, flow, analytical or all"));
+  // Training: a case timed by closed forms, with no network run.
+  const Out t =
+      run("validate --suite training --dataset narayanan21-1.7b --fidelity analytical "
+          "--max-error 99");
+  REQUIRE(t.status == 0);
+  REQUIRE_THAT(t.text, Catch::Contains("narayanan21-1.7b                   analytical"));
 }
 
 TEST_CASE("fabricsim busbw on one GPU prints no inf or nan", "[cli]") {

@@ -1,13 +1,16 @@
-// The flow level (net/fluid.hpp) under collectives and training: the same plans and executor as
-// the packet level, within 5% of it where no congestion transient matters, at a fraction of
-// the events; contention between communications is kept.
+// The faster fidelities against the packet level. Flow (net/fluid.hpp): the same plans and
+// executor, within 5% of packet level where no congestion transient matters, at a fraction of
+// the events; contention between communications is kept. Analytical (comm_model.hpp): closed
+// forms, no network run.
 #include <catch2/catch.hpp>
 
 #include "collectives/busbw.hpp"
 #include "compute/gpu.hpp"
 #include "net/topology/build.hpp"
+#include "net/wire.hpp"
 #include "tests/workload/test_models.hpp"
 #include "workload/collective_exec.hpp"
+#include "workload/comm_model.hpp"
 #include "workload/training_run.hpp"
 
 using namespace fabricsim;
@@ -66,11 +69,12 @@ CollectiveResult all_reduce(const net::Topology& topo, std::uint64_t bytes, Algo
 }
 
 TrainingReport train(const net::Topology& topo, int tp, int pp, int dp, CommMode mode,
-                     net::Fidelity fidelity, unsigned threads = 1) {
+                     net::Fidelity fidelity, unsigned threads = 1,
+                     ModelSpec model = test::gpt(4, 512, 8, 256, 1024)) {
   static const compute::KernelDb db;
   const net::NetworkConfig cfg = config(fidelity);
   TrainingInputs in;
-  in.model = test::gpt(4, 512, 8, 256, 1024);
+  in.model = std::move(model);
   in.config.tp = tp;
   in.config.pp = pp;
   in.config.dp = dp;
@@ -80,6 +84,14 @@ TrainingReport train(const net::Topology& topo, int tp, int pp, int dp, CommMode
   in.kernels = &db;
   in.topology = &topo;
   in.network = &cfg;
+  // What NCCL's graph reports for these hosts (tools/scenario_collectives.cpp): H100 NVLink's
+  // usable share and the hosts' 400 Gb/s NICs, per channel.
+  const net::Host& h = topo.hosts.front();
+  in.hw.bw_intra_gbps = 450 * ExecParams{}.nvlink_efficiency / in.hw.max_channels;
+  in.hw.nic_gbps = 50;
+  in.hw.nics_per_host = static_cast<int>(h.nics.size());
+  in.hw.bw_inter_gbps = in.hw.nic_gbps * in.hw.nics_per_host / in.hw.max_channels;
+  in.hw.pci_gbps = compute::pcie_gbps(compute::GpuArch::Hopper);
   in.comm = mode;
   in.run.threads = threads;
   in.run.lps = 4 * threads;
@@ -130,4 +142,59 @@ TEST_CASE("flow level: communications that share an oversubscribed uplink still 
   REQUIRE(shared.iteration_s > 1.02 * iso.iteration_s);
   // Reported, not a bar: congestion control and PFC transients are what the levels differ by.
   WARN("4:1 uplinks, flow vs packet: " << shared.iteration_s / pkt.iteration_s);
+}
+
+TEST_CASE("analytical: point-to-point closed forms on the scenario's hardware",
+          "[workload][analytical]") {
+  const net::Topology topo = single_switch(2, 2);
+  const net::NetworkConfig cfg;
+  const ExecParams params;
+  const collectives::RankLayout all = rank_layout(topo, {});
+  const auto members = [&](std::vector<int> ranks) {
+    collectives::RankLayout m;
+    m.hw = all.hw;
+    for (const int r : ranks) m.ranks.push_back(all.ranks[static_cast<std::size_t>(r)]);
+    return m;
+  };
+  const double nvlink = 450e9 * params.nvlink_efficiency;  // bytes/s
+  const double nic = 400e9 / 8 * cfg.nic.mtu / net::data_wire_bytes(cfg.nic.mtu);
+  const core::Time link = 500 * core::kNanosecond;  // each NIC's link to the switch
+  const std::uint64_t bytes = 64ULL << 20;
+  collectives::Call call;
+  call.op = collectives::Op::SendRecv;
+  call.bytes = bytes;
+  // Ranks 0 and 1 share host 0; rank 2 is on host 1.
+  const core::Time inside = model_communication(call, members({0, 1}), topo, cfg, params);
+  REQUIRE(double(inside) * 1e-12 == Approx(double(bytes) / nvlink).epsilon(1e-6));
+  const core::Time across = model_communication(call, members({0, 2}), topo, cfg, params);
+  const double latency = double(2 * params.host_delay + 2 * link) * 1e-12;
+  REQUIRE(double(across) * 1e-12 == Approx(double(bytes) / nic + latency).epsilon(1e-6));
+  // All-to-all over the four ranks: each sends a quarter to each peer, one over NVLink and two
+  // through its own NIC; the NIC part is the longer.
+  call.op = collectives::Op::AllToAll;
+  const core::Time a2a = model_communication(call, members({0, 1, 2, 3}), topo, cfg, params);
+  REQUIRE(double(a2a) * 1e-12 == Approx(2.0 * double(bytes) / 4 / nic + latency).epsilon(1e-6));
+  // Collectives take NCCL's own estimate.
+  call.op = collectives::Op::AllReduce;
+  const collectives::RankLayout four = members({0, 1, 2, 3});
+  REQUIRE(double(model_communication(call, four, topo, cfg, params)) ==
+          Approx(collectives::model_time(call, four).time_us * 1e6).epsilon(1e-9));
+}
+
+TEST_CASE(
+    "analytical: a training iteration without a network run, near the packet level on one switch",
+    "[workload][analytical][training]") {
+  // Large enough that bandwidth, not per-step latency, sets the communication times.
+  const net::Topology topo = single_switch(4, 2);
+  const ModelSpec model = test::gpt(4, 2048, 16, 1024, 8192);
+  const TrainingReport p = train(topo, 2, 2, 2, CommMode::Packet, net::Fidelity::kPacket, 1, model);
+  const TrainingReport a =
+      train(topo, 2, 2, 2, CommMode::Analytical, net::Fidelity::kPacket, 1, model);
+  CAPTURE(p.iteration_s, a.iteration_s);
+  REQUIRE(a.comm == CommMode::Analytical);
+  REQUIRE(a.network_events == 0);
+  REQUIRE(a.comm_shapes > 0);
+  // NCCL's model and the alpha-beta forms against the simulated network: close, not equal.
+  REQUIRE(a.iteration_s == Approx(p.iteration_s).epsilon(0.10));
+  REQUIRE(a.iteration_s != p.iteration_s);
 }
