@@ -65,8 +65,11 @@ Fluid::Fluid(const Topology& topo, const NetworkConfig& cfg, const Routes& route
     }
     s.path_end = static_cast<std::uint32_t>(path_.size());
   }
+  on_port_.resize(ports.size());
   left_.assign(ports.size(), 0);
   unfixed_.assign(ports.size(), 0);
+  port_mark_.assign(ports.size(), 0);
+  flow_mark_.assign(flows.size(), 0);
 }
 
 std::uint64_t Fluid::boundary(std::uint32_t f) const {
@@ -78,7 +81,10 @@ std::uint64_t Fluid::boundary(std::uint32_t f) const {
 
 void Fluid::flow_start(Ctx& ctx, std::uint32_t f) {
   state_[f].posted = (*flows_)[f].bytes;
-  activate(ctx, f);
+  state_[f].active = state_[f].joined = true;
+  state_[f].since = ctx.now();
+  joined_.push_back(f);
+  soon(ctx);
 }
 
 void Fluid::app_post(Ctx& ctx, std::uint32_t f, std::uint64_t bytes) {
@@ -90,46 +96,35 @@ void Fluid::app_post(Ctx& ctx, std::uint32_t f, std::uint64_t bytes) {
   }
   if (!s.active) {
     if (s.posted == bytes) (*results_)[f].start = ctx.now();
-    activate(ctx, f);
-  } else {
-    changed(ctx);  // its boundary may have moved; its share has not
+    s.active = s.joined = true;
+    s.since = ctx.now();
+    s.rate = 0;
+    joined_.push_back(f);
+  } else if (!s.moved && !s.joined) {
+    s.moved = true;  // its boundary may have moved; its share has not
+    moved_.push_back(f);
   }
+  soon(ctx);
 }
 
-void Fluid::activate(Ctx& ctx, std::uint32_t f) {
-  FlowState& s = state_[f];
-  s.active = true;
-  s.since = ctx.now();
-  s.rate = 0;
-  active_.push_back(f);
-  dirty_ = true;
-  changed(ctx);
-}
-
-void Fluid::changed(Ctx& ctx) {
-  if (pending_now_) return;
-  pending_now_ = true;
+void Fluid::soon(Ctx& ctx) {
+  if (wake_at_ == ctx.now()) return;
+  wake_at_ = ctx.now();
   ctx.schedule(0, Network::kFluidWake, Network::Payload{.c = ++generation_});
 }
 
 void Fluid::wake(Ctx& ctx, std::uint64_t generation) {
   if (generation != generation_) return;  // superseded
-  pending_now_ = false;
+  wake_at_ = -1;
   const core::Time now = ctx.now();
-  // Flows at their boundary: messages complete, and the idle ones leave the sharing.
-  for (std::size_t i = 0; i < active_.size(); ++i) {
-    const std::uint32_t f = active_[i];
-    const FlowState& s = state_[f];
-    // Within a picosecond's progress of its boundary (wakes are rounded up to whole ps).
-    if (double(boundary(f)) - sent_at(s, now) <= s.rate + 1e-6) reach(ctx, f);
+  while (!due_.empty() && due_.front().at <= now) {
+    const Due d = due_.front();
+    std::pop_heap(due_.begin(), due_.end(), std::greater<>());
+    due_.pop_back();
+    // Nothing changed its rate or boundary since this was set: it is there now.
+    if (d.version == state_[d.flow].version && state_[d.flow].active) reach(ctx, d.flow);
   }
-  const auto idle = std::remove_if(active_.begin(), active_.end(),
-                                   [&](std::uint32_t f) { return !state_[f].active; });
-  if (idle != active_.end()) {
-    active_.erase(idle, active_.end());
-    dirty_ = true;
-  }
-  if (dirty_) reshare(now);
+  settle(now);
   schedule_next(ctx);
 }
 
@@ -137,7 +132,7 @@ void Fluid::reach(Ctx& ctx, std::uint32_t f) {
   FlowState& s = state_[f];
   const FlowSpec& fs = (*flows_)[f];
   const std::uint64_t at = boundary(f);
-  s.sent = double(at);
+  s.sent = double(at);  // the due time was rounded up to a whole picosecond
   s.since = ctx.now();
   const std::uint32_t before = s.messages_done;
   while (s.messages_done < fs.messages.size() && fs.messages[s.messages_done] <= at) {
@@ -152,42 +147,87 @@ void Fluid::reach(Ctx& ctx, std::uint32_t f) {
     r.finish = ctx.now() + s.tail;
     r.acked = r.finish + s.ack;
   }
-  if (at == s.posted) s.active = false;
+  if (at == s.posted) {
+    leave(f);
+  } else if (!s.moved) {
+    s.moved = true;  // on to its next message at the same rate
+    moved_.push_back(f);
+  }
 }
 
-// Max-min fair shares by water-filling: every unfixed flow's rate rises together until a link
-// it crosses is full or it reaches its own limit; those flows are fixed at that level, the
-// rest go on.
+void Fluid::leave(std::uint32_t f) {
+  FlowState& s = state_[f];
+  s.active = false;
+  s.rate = 0;
+  ++s.version;
+  for (std::uint32_t i = s.path_begin; i < s.path_end; ++i) {
+    std::vector<std::uint32_t>& on = on_port_[path_[i]];
+    on.erase(std::find(on.begin(), on.end(), f));
+    left_ports_.push_back(path_[i]);
+  }
+}
+
+void Fluid::settle(core::Time now) {
+  for (const std::uint32_t f : joined_) {
+    FlowState& s = state_[f];
+    s.joined = false;
+    for (std::uint32_t i = s.path_begin; i < s.path_end; ++i) on_port_[path_[i]].push_back(f);
+  }
+  if (!joined_.empty() || !left_ports_.empty()) reshare(now);
+  joined_.clear();
+  left_ports_.clear();
+  for (const std::uint32_t f : moved_) {
+    state_[f].moved = false;
+    if (state_[f].active) set_due(now, f);
+  }
+  moved_.clear();
+}
+
+// Max-min fair shares by water-filling, over the flows that share a link, directly or through
+// other flows, with a flow that joined or a link that lost one: shares elsewhere cannot
+// change. Every unfixed flow's rate rises together until a link it crosses is full or it
+// reaches its own limit; those flows are fixed at that level, the rest go on.
 void Fluid::reshare(core::Time now) {
   ++reshares_;
-  dirty_ = false;
-  touched_.clear();
-  open_.clear();
-  for (const std::uint32_t f : active_) {
-    FlowState& s = state_[f];
-    s.sent = sent_at(s, now);
-    s.since = now;
-    for (std::uint32_t i = s.path_begin; i < s.path_end; ++i) {
-      const std::uint32_t p = path_[i];
-      if (unfixed_[p]++ == 0) {
-        touched_.push_back(p);
-        left_[p] = capacity_[p];
+  ++epoch_;
+  ports_now_.clear();
+  flows_now_.clear();
+  const auto visit_port = [&](std::uint32_t p) {
+    if (port_mark_[p] == epoch_) return;
+    port_mark_[p] = epoch_;
+    ports_now_.push_back(p);
+  };
+  for (const std::uint32_t f : joined_) {
+    for (std::uint32_t i = state_[f].path_begin; i < state_[f].path_end; ++i) visit_port(path_[i]);
+  }
+  for (const std::uint32_t p : left_ports_) visit_port(p);
+  for (std::size_t k = 0; k < ports_now_.size(); ++k) {
+    for (const std::uint32_t f : on_port_[ports_now_[k]]) {
+      if (flow_mark_[f] == epoch_) continue;
+      flow_mark_[f] = epoch_;
+      flows_now_.push_back(f);
+      for (std::uint32_t i = state_[f].path_begin; i < state_[f].path_end; ++i) {
+        visit_port(path_[i]);
       }
     }
-    open_.push_back(f);
   }
+  for (const std::uint32_t p : ports_now_) {
+    left_[p] = capacity_[p];
+    unfixed_[p] = static_cast<std::uint32_t>(on_port_[p].size());
+  }
+  open_.assign(flows_now_.begin(), flows_now_.end());
   double level = 0;
   while (!open_.empty()) {
     double step = std::numeric_limits<double>::infinity();
-    for (const std::uint32_t p : touched_) {
+    for (const std::uint32_t p : ports_now_) {
       if (unfixed_[p] > 0) step = std::min(step, left_[p] / unfixed_[p]);
     }
     for (const std::uint32_t f : open_) step = std::min(step, state_[f].cap - level);
     level += step;
-    for (const std::uint32_t p : touched_) left_[p] -= step * unfixed_[p];
+    for (const std::uint32_t p : ports_now_) left_[p] -= step * unfixed_[p];
     std::size_t kept = 0;
     for (const std::uint32_t f : open_) {
-      FlowState& s = state_[f];
+      const FlowState& s = state_[f];
       bool fixed = std::isfinite(s.cap) && s.cap - level <= kFull * s.cap;
       for (std::uint32_t i = s.path_begin; i < s.path_end && !fixed; ++i) {
         fixed = left_[path_[i]] <= kFull * capacity_[path_[i]];
@@ -196,23 +236,37 @@ void Fluid::reshare(core::Time now) {
         open_[kept++] = f;
         continue;
       }
-      s.rate = level;
       for (std::uint32_t i = s.path_begin; i < s.path_end; ++i) --unfixed_[path_[i]];
+      if (s.rate == level) continue;  // unchanged: its due time stands
+      FlowState& w = state_[f];
+      w.sent = sent_at(w, now);
+      w.since = now;
+      w.rate = level;
+      set_due(now, f);
     }
     open_.resize(kept);
   }
 }
 
+void Fluid::set_due(core::Time now, std::uint32_t f) {
+  FlowState& s = state_[f];
+  ++s.version;
+  const double wait = std::ceil(std::max(0.0, double(boundary(f)) - sent_at(s, now)) / s.rate);
+  if (!(wait < double(core::kTimeMax - now))) return;  // never, at this rate
+  due_.push_back({now + core::Time(wait), f, s.version});
+  std::push_heap(due_.begin(), due_.end(), std::greater<>());
+}
+
 void Fluid::schedule_next(Ctx& ctx) {
-  const core::Time now = ctx.now();
-  core::Time next = core::kTimeMax;
-  for (const std::uint32_t f : active_) {
-    const FlowState& s = state_[f];
-    const double wait = std::ceil(std::max(0.0, double(boundary(f)) - sent_at(s, now)) / s.rate);
-    if (wait < double(core::kTimeMax - now)) next = std::min(next, now + core::Time(wait));
+  while (!due_.empty() && due_.front().version != state_[due_.front().flow].version) {
+    std::pop_heap(due_.begin(), due_.end(), std::greater<>());
+    due_.pop_back();
   }
-  if (next == core::kTimeMax) return;
-  ctx.schedule(next - now, Network::kFluidWake, Network::Payload{.c = ++generation_});
+  if (due_.empty()) return;
+  const core::Time next = due_.front().at;
+  if (wake_at_ >= 0 && wake_at_ <= next) return;  // an earlier wake will look again
+  wake_at_ = next;
+  ctx.schedule(next - ctx.now(), Network::kFluidWake, Network::Payload{.c = ++generation_});
 }
 
 Fluid::PortTotals Fluid::port_totals() const {
