@@ -19,10 +19,6 @@ double bytes_per_ps(Bps rate) {
   return double(rate) / 8e12;
 }
 
-// A share this close to a link's capacity (relative) fills it: the water-filling's sums of
-// doubles never land on zero exactly.
-constexpr double kFull = 1e-9;
-
 }  // namespace
 
 Fluid::Fluid(const Topology& topo, const NetworkConfig& cfg, const Routes& routes,
@@ -32,13 +28,13 @@ Fluid::Fluid(const Topology& topo, const NetworkConfig& cfg, const Routes& route
   // Every byte on the wire carries headers; a flow of full packets moves payload at this share
   // of the line rate, as the packet level's goodput.
   payload_share_ = double(mtu_) / double(data_wire_bytes(mtu_));
-  capacity_.resize(ports.size());
+  std::vector<double> capacity(ports.size());
   rate_.resize(ports.size());
   for (NodeId v = 0; v < topo.nodes.size(); ++v) {
     for (PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
       const Bps r = topo.link_at(v, p).rate;
       rate_[ports.index(v, p)] = r;
-      capacity_[ports.index(v, p)] = bytes_per_ps(r) * payload_share_;
+      capacity[ports.index(v, p)] = bytes_per_ps(r) * payload_share_;
     }
   }
   state_.resize(flows.size());
@@ -46,7 +42,7 @@ Fluid::Fluid(const Topology& topo, const NetworkConfig& cfg, const Routes& route
     const FlowSpec& fs = flows[f];
     FlowState& s = state_[f];
     s.cap = fs.max_rate > 0 ? bytes_per_ps(fs.max_rate) * payload_share_
-                            : std::numeric_limits<double>::infinity();
+                            : core::MaxMinShares::kUnlimited;
     s.path_begin = static_cast<std::uint32_t>(path_.size());
     const NodeId src = topo.nics[fs.src_nic], dst = topo.nics[fs.dst_nic];
     const std::uint32_t last =
@@ -65,11 +61,7 @@ Fluid::Fluid(const Topology& topo, const NetworkConfig& cfg, const Routes& route
     }
     s.path_end = static_cast<std::uint32_t>(path_.size());
   }
-  on_port_.resize(ports.size());
-  left_.assign(ports.size(), 0);
-  unfixed_.assign(ports.size(), 0);
-  port_mark_.assign(ports.size(), 0);
-  flow_mark_.assign(flows.size(), 0);
+  shares_ = core::MaxMinShares(std::move(capacity));
 }
 
 std::uint64_t Fluid::boundary(std::uint32_t f) const {
@@ -160,92 +152,31 @@ void Fluid::leave(std::uint32_t f) {
   s.active = false;
   s.rate = 0;
   ++s.version;
-  for (std::uint32_t i = s.path_begin; i < s.path_end; ++i) {
-    std::vector<std::uint32_t>& on = on_port_[path_[i]];
-    on.erase(std::find(on.begin(), on.end(), f));
-    left_ports_.push_back(path_[i]);
-  }
+  shares_.remove(s.share);
 }
 
 void Fluid::settle(core::Time now) {
   for (const std::uint32_t f : joined_) {
     FlowState& s = state_[f];
     s.joined = false;
-    for (std::uint32_t i = s.path_begin; i < s.path_end; ++i) on_port_[path_[i]].push_back(f);
+    s.share = shares_.add(&path_[s.path_begin], s.path_end - s.path_begin, s.cap);
+    if (flow_of_share_.size() <= s.share) flow_of_share_.resize(s.share + 1);
+    flow_of_share_[s.share] = f;
   }
-  if (!joined_.empty() || !left_ports_.empty()) reshare(now);
   joined_.clear();
-  left_ports_.clear();
+  for (const std::uint32_t id : shares_.settle()) {
+    const std::uint32_t f = flow_of_share_[id];
+    FlowState& s = state_[f];
+    s.sent = sent_at(s, now);
+    s.since = now;
+    s.rate = shares_.rate(id);
+    set_due(now, f);
+  }
   for (const std::uint32_t f : moved_) {
     state_[f].moved = false;
     if (state_[f].active) set_due(now, f);
   }
   moved_.clear();
-}
-
-// Max-min fair shares by water-filling, over the flows that share a link, directly or through
-// other flows, with a flow that joined or a link that lost one: shares elsewhere cannot
-// change. Every unfixed flow's rate rises together until a link it crosses is full or it
-// reaches its own limit; those flows are fixed at that level, the rest go on.
-void Fluid::reshare(core::Time now) {
-  ++reshares_;
-  ++epoch_;
-  ports_now_.clear();
-  flows_now_.clear();
-  const auto visit_port = [&](std::uint32_t p) {
-    if (port_mark_[p] == epoch_) return;
-    port_mark_[p] = epoch_;
-    ports_now_.push_back(p);
-  };
-  for (const std::uint32_t f : joined_) {
-    for (std::uint32_t i = state_[f].path_begin; i < state_[f].path_end; ++i) visit_port(path_[i]);
-  }
-  for (const std::uint32_t p : left_ports_) visit_port(p);
-  for (std::size_t k = 0; k < ports_now_.size(); ++k) {
-    for (const std::uint32_t f : on_port_[ports_now_[k]]) {
-      if (flow_mark_[f] == epoch_) continue;
-      flow_mark_[f] = epoch_;
-      flows_now_.push_back(f);
-      for (std::uint32_t i = state_[f].path_begin; i < state_[f].path_end; ++i) {
-        visit_port(path_[i]);
-      }
-    }
-  }
-  for (const std::uint32_t p : ports_now_) {
-    left_[p] = capacity_[p];
-    unfixed_[p] = static_cast<std::uint32_t>(on_port_[p].size());
-  }
-  open_.assign(flows_now_.begin(), flows_now_.end());
-  double level = 0;
-  while (!open_.empty()) {
-    double step = std::numeric_limits<double>::infinity();
-    for (const std::uint32_t p : ports_now_) {
-      if (unfixed_[p] > 0) step = std::min(step, left_[p] / unfixed_[p]);
-    }
-    for (const std::uint32_t f : open_) step = std::min(step, state_[f].cap - level);
-    level += step;
-    for (const std::uint32_t p : ports_now_) left_[p] -= step * unfixed_[p];
-    std::size_t kept = 0;
-    for (const std::uint32_t f : open_) {
-      const FlowState& s = state_[f];
-      bool fixed = std::isfinite(s.cap) && s.cap - level <= kFull * s.cap;
-      for (std::uint32_t i = s.path_begin; i < s.path_end && !fixed; ++i) {
-        fixed = left_[path_[i]] <= kFull * capacity_[path_[i]];
-      }
-      if (!fixed) {
-        open_[kept++] = f;
-        continue;
-      }
-      for (std::uint32_t i = s.path_begin; i < s.path_end; ++i) --unfixed_[path_[i]];
-      if (s.rate == level) continue;  // unchanged: its due time stands
-      FlowState& w = state_[f];
-      w.sent = sent_at(w, now);
-      w.since = now;
-      w.rate = level;
-      set_due(now, f);
-    }
-    open_.resize(kept);
-  }
 }
 
 void Fluid::set_due(core::Time now, std::uint32_t f) {
@@ -271,9 +202,9 @@ void Fluid::schedule_next(Ctx& ctx) {
 
 Fluid::PortTotals Fluid::port_totals() const {
   PortTotals t;
-  t.data.assign(capacity_.size(), 0);
-  t.wire.assign(capacity_.size(), 0);
-  t.busy.assign(capacity_.size(), 0);
+  t.data.assign(rate_.size(), 0);
+  t.wire.assign(rate_.size(), 0);
+  t.busy.assign(rate_.size(), 0);
   const std::uint64_t full_wire = data_wire_bytes(mtu_);
   for (std::uint32_t f = 0; f < state_.size(); ++f) {
     const FlowState& s = state_[f];
@@ -288,7 +219,7 @@ Fluid::PortTotals Fluid::port_totals() const {
       t.wire[path_[i]] += wire;
     }
   }
-  for (std::size_t p = 0; p < capacity_.size(); ++p) {
+  for (std::size_t p = 0; p < rate_.size(); ++p) {
     if (t.wire[p] > 0) t.busy[p] = serialization(t.wire[p], rate_[p]);
   }
   return t;
@@ -297,7 +228,7 @@ Fluid::PortTotals Fluid::port_totals() const {
 std::vector<std::uint64_t> Fluid::tag_bytes(std::uint32_t tags) const {
   std::vector<std::uint64_t> out;
   if (tags == 0) return out;
-  out.assign(capacity_.size() * tags, 0);
+  out.assign(rate_.size() * tags, 0);
   for (std::uint32_t f = 0; f < state_.size(); ++f) {
     const FlowState& s = state_[f];
     const std::uint16_t tag = (*flows_)[f].tag;

@@ -6,12 +6,13 @@
 // at the flow's rate and reaches the receiver one path latency after its last byte (the
 // propagation delays, and the last packet stored and forwarded at every switch). A message
 // costs a few events, not a few per packet and hop, and a change recomputes only the shares
-// of the flows it can affect: those linked to it through links they share.
+// of the flows it can affect (core/max_min.hpp).
 //
 // Runs on one logical process: the shares couple every flow that crosses a common link.
 #include <cstdint>
 #include <vector>
 
+#include "core/max_min.hpp"
 #include "core/time.hpp"
 #include "net/config.hpp"
 #include "net/context.hpp"
@@ -52,17 +53,18 @@ class Fluid {
   // Per port and tag (port * tags + tag): payload bytes, when some flow has a tag.
   std::vector<std::uint64_t> tag_bytes(std::uint32_t tags) const;
   // Times the shares were recomputed (a measure of the level's cost).
-  std::uint64_t reshares() const { return reshares_; }
+  std::uint64_t reshares() const { return shares_.reshares(); }
 
  private:
   struct FlowState {
-    double sent = 0;        // payload bytes that left the source NIC by `since`
-    core::Time since = 0;   // when `sent` was taken; rate is constant after it
-    double rate = 0;        // payload bytes per ps
-    double cap = 0;         // the flow's own limit, payload bytes per ps
+    double sent = 0;       // payload bytes that left the source NIC by `since`
+    core::Time since = 0;  // when `sent` was taken; rate is constant after it
+    double rate = 0;       // payload bytes per ps
+    double cap = 0;        // the flow's own limit, payload bytes per ps
     std::uint64_t posted = 0;
     std::uint32_t path_begin = 0, path_end = 0;  // its ports in path_
     std::uint32_t messages_done = 0;
+    std::uint32_t share = 0;    // its id in shares_ while active
     std::uint32_t version = 0;  // of its entry in due_; older entries are stale
     core::Time tail = 0;        // last byte out of the source NIC -> at the receiving NIC
     core::Time ack = 0;         // and the ACK's way back
@@ -80,11 +82,10 @@ class Fluid {
   }
   // The next byte offset at which something happens: a message ends, or the posted bytes do.
   std::uint64_t boundary(std::uint32_t flow) const;
-  void soon(Ctx& ctx);                           // a wake now: something changed
-  void reach(Ctx& ctx, std::uint32_t flow);      // the flow is at its boundary now
-  void leave(std::uint32_t flow);                // it ran out of posted bytes
-  void settle(core::Time now);                   // shares and due times after the changes
-  void reshare(core::Time now);                  // of the flows joined_ and left_ touch
+  void soon(Ctx& ctx);                       // a wake now: something changed
+  void reach(Ctx& ctx, std::uint32_t flow);  // the flow is at its boundary now
+  void leave(std::uint32_t flow);            // it ran out of posted bytes
+  void settle(core::Time now);               // shares and due times after the changes
   void set_due(core::Time now, std::uint32_t flow);
   void schedule_next(Ctx& ctx);
 
@@ -93,24 +94,18 @@ class Fluid {
   std::vector<FlowResult>* results_ = nullptr;
   double payload_share_ = 1;  // payload bytes per wire byte of a full packet
   std::uint32_t mtu_ = 0;
-  std::vector<double> capacity_;     // per port index: payload bytes per ps
   std::vector<Bps> rate_;            // per port index: line rate
   std::vector<std::uint32_t> path_;  // every flow's ports, flow after flow
   std::vector<FlowState> state_;
-  std::vector<std::vector<std::uint32_t>> on_port_;  // per port index: its active flows
-  // Changes since the last settle: flows that got bytes to send, or ports that lost a flow,
-  // and busy flows whose boundary moved (a post) or that went on to their next message.
-  std::vector<std::uint32_t> joined_, left_ports_, moved_;
+  // The ports' capacities (payload bytes per ps) shared among the active flows.
+  core::MaxMinShares shares_;
+  std::vector<std::uint32_t> flow_of_share_;
+  // Changes since the last settle: flows that got bytes to send, and busy flows whose boundary
+  // moved (a post) or that went on to their next message.
+  std::vector<std::uint32_t> joined_, moved_;
   std::vector<Due> due_;  // a min-heap of when flows reach their boundaries
-  // reshare()'s scratch: the flows and ports whose shares are recomputed, marked by epoch.
-  std::vector<std::uint32_t> port_mark_, flow_mark_;
-  std::uint32_t epoch_ = 0;
-  std::vector<std::uint32_t> ports_now_, flows_now_, open_;
-  std::vector<double> left_;
-  std::vector<std::uint32_t> unfixed_;
   std::uint64_t generation_ = 0;
   core::Time wake_at_ = -1;  // the pending wake's time (-1: none)
-  std::uint64_t reshares_ = 0;
   NodeId first_agent_ = 0;
   core::Time host_delay_ = 0;
 };

@@ -2,16 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "core/error.hpp"
 
 namespace fabricsim::workload {
 
-NvlinkFluid::NvlinkFluid(int gpus, double bytes_per_ps) : gpus_(gpus), cap_(bytes_per_ps) {
+NvlinkFluid::NvlinkFluid(int gpus, double bytes_per_ps) : gpus_(gpus) {
   if (gpus < 0 || (gpus > 0 && !(bytes_per_ps > 0))) {
     throw std::invalid_argument("NvlinkFluid needs a positive capacity for its GPUs");
   }
+  shares_ =
+      core::MaxMinShares(std::vector<double>(static_cast<std::size_t>(2 * gpus), bytes_per_ps));
 }
 
 void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint64_t tag,
@@ -19,99 +22,74 @@ void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint6
   if (src == dst || src >= gpus_ || dst >= gpus_ || !(max_rate > 0)) {
     throw std::logic_error("NvlinkFluid: bad transfer ends or rate bound");
   }
-  advance(now);
-  active_.push_back({src, dst, std::max(bytes, 0.0), 0.0, max_rate, tag});
-  dirty_ = true;
+  if (now > last_) {
+    settle();  // what changed before now was shared out at last_
+    last_ = now;
+  }
+  // The switch end of an NVLS transfer is not a constraint.
+  std::uint32_t ends[2];
+  std::uint32_t n = 0;
+  if (src >= 0) ends[n++] = static_cast<std::uint32_t>(2 * src);
+  if (dst >= 0) ends[n++] = static_cast<std::uint32_t>(2 * dst + 1);
+  const std::uint32_t id =
+      shares_.add(ends, n, max_rate < kUnbounded ? max_rate : core::MaxMinShares::kUnlimited);
+  if (transfers_.size() <= id) transfers_.resize(id + 1);
+  Transfer& t = transfers_[id];
+  t.left = std::max(bytes, 0.0);
+  t.since = last_;
+  t.rate = 0;
+  t.tag = tag;
+  t.seq = added_++;
+  ++t.version;
+  ++live_;
+}
+
+void NvlinkFluid::settle() {
+  for (const std::uint32_t id : shares_.settle()) {
+    Transfer& t = transfers_[id];
+    t.left = std::max(0.0, t.left - t.rate * static_cast<double>(last_ - t.since));
+    t.since = last_;
+    t.rate = shares_.rate(id);
+    ++t.version;
+    const double ps = std::ceil(t.left / t.rate);
+    due_.push_back({core::later(last_, ps, "an NVLink transfer"), id, t.version});
+    std::push_heap(due_.begin(), due_.end(), std::greater<>());
+  }
+}
+
+void NvlinkFluid::drop_stale() {
+  while (!due_.empty() && due_.front().version != transfers_[due_.front().id].version) {
+    std::pop_heap(due_.begin(), due_.end(), std::greater<>());
+    due_.pop_back();
+  }
+}
+
+core::Time NvlinkFluid::next_finish() {
+  settle();
+  drop_stale();
+  return due_.empty() ? core::kTimeMax : due_.front().at;
 }
 
 void NvlinkFluid::finish(core::Time now, std::vector<std::uint64_t>& done) {
-  advance(now);
-  // Complete within half a picosecond of transfer: the finish time was rounded up to whole ps.
-  const auto it = std::stable_partition(active_.begin(), active_.end(),
-                                        [](const Transfer& t) { return t.left > t.rate * 0.5; });
-  if (it == active_.end()) return;
-  for (auto j = it; j != active_.end(); ++j) done.push_back(j->tag);
-  active_.erase(it, active_.end());
-  dirty_ = true;
-}
-
-void NvlinkFluid::advance(core::Time now) {
-  if (now <= last_) return;
-  settle();
-  const double dt = static_cast<double>(now - last_);
-  last_ = now;
-  for (Transfer& t : active_) t.left = std::max(0.0, t.left - t.rate * dt);
-}
-
-// Water-filling: repeatedly the most contended port (smallest capacity left per unfixed user)
-// fixes the rate of its users; a GPU's egress is resource 2g, its ingress 2g + 1. The switch
-// end of an NVLS transfer is not a constraint. Users are listed per resource, so one pass costs
-// O(resources^2 + transfers): it runs on every transfer start and end.
-void NvlinkFluid::reshare() {
-  dirty_ = false;
-  const int resources = 2 * gpus_;
-  left_cap_.assign(static_cast<std::size_t>(resources), cap_);
-  users_.assign(static_cast<std::size_t>(resources), 0);
-  fixed_.assign(active_.size(), 0);
-  first_.assign(static_cast<std::size_t>(resources) + 1, 0);
-  for (const Transfer& t : active_) {
-    if (t.src >= 0) ++users_[2 * t.src];
-    if (t.dst >= 0) ++users_[2 * t.dst + 1];
+  if (now > last_) {
+    settle();
+    last_ = now;
   }
-  for (int r = 0; r < resources; ++r) first_[r + 1] = first_[r] + users_[r];
-  members_.resize(first_[resources]);
-  fill_.assign(first_.begin(), first_.end() - 1);
-  for (std::uint32_t i = 0; i < active_.size(); ++i) {
-    const Transfer& t = active_[i];
-    if (t.src >= 0) members_[fill_[2 * t.src]++] = i;
-    if (t.dst >= 0) members_[fill_[2 * t.dst + 1]++] = i;
+  completed_.clear();
+  for (drop_stale(); !due_.empty() && due_.front().at <= now; drop_stale()) {
+    const std::uint32_t id = due_.front().id;
+    std::pop_heap(due_.begin(), due_.end(), std::greater<>());
+    due_.pop_back();
+    ++transfers_[id].version;  // done: no entry of its stays valid
+    completed_.push_back(id);
   }
-  bounded_.clear();
-  for (std::uint32_t i = 0; i < active_.size(); ++i) {
-    if (active_[i].max_rate < kUnbounded) bounded_.push_back(i);
-  }
-  // Ties in index order; std::sort, unlike stable_sort, takes no buffer on every reshare.
-  std::sort(bounded_.begin(), bounded_.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return active_[a].max_rate < active_[b].max_rate ||
-           (active_[a].max_rate == active_[b].max_rate && a < b);
+  std::sort(completed_.begin(), completed_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return transfers_[a].seq < transfers_[b].seq;
   });
-  std::size_t next_bounded = 0;
-  const auto fix = [&](std::uint32_t i, double rate) {
-    Transfer& t = active_[i];
-    fixed_[i] = 1;
-    t.rate = rate;
-    if (t.src >= 0) left_cap_[2 * t.src] -= rate, --users_[2 * t.src];
-    if (t.dst >= 0) left_cap_[2 * t.dst + 1] -= rate, --users_[2 * t.dst + 1];
-  };
-  std::size_t unfixed = active_.size();
-  while (unfixed > 0) {
-    int best = -1;
-    double share = 0;
-    for (int r = 0; r < resources; ++r) {
-      if (users_[r] == 0) continue;
-      const double s = left_cap_[r] / users_[r];
-      if (best < 0 || s < share) best = r, share = s;
-    }
-    // A transfer whose own bound is tighter than every port's fair share takes its bound.
-    while (next_bounded < bounded_.size() && fixed_[bounded_[next_bounded]]) ++next_bounded;
-    if (next_bounded < bounded_.size() &&
-        (best < 0 || active_[bounded_[next_bounded]].max_rate < share)) {
-      const std::uint32_t i = bounded_[next_bounded++];
-      fix(i, active_[i].max_rate);
-      --unfixed;
-      continue;
-    }
-    for (std::uint32_t k = first_[best]; k < first_[best + 1]; ++k) {
-      const std::uint32_t i = members_[k];
-      if (fixed_[i]) continue;
-      fix(i, share);
-      --unfixed;
-    }
-  }
-  next_finish_ = core::kTimeMax;
-  for (const Transfer& t : active_) {
-    const double ps = std::ceil(t.left / t.rate);
-    next_finish_ = std::min(next_finish_, core::later(last_, ps, "an NVLink transfer"));
+  for (const std::uint32_t id : completed_) {
+    done.push_back(transfers_[id].tag);
+    shares_.remove(id);
+    --live_;
   }
 }
 

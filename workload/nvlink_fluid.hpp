@@ -1,7 +1,8 @@
 #pragma once
 // Transfers between the GPUs of one host as fluid flows: each GPU has an egress and an ingress
 // NVLink capacity (through a non-blocking NVSwitch, or PCIe), concurrent transfers share them
-// max-min fairly, and rates are recomputed whenever a transfer starts or ends. Packets inside a
+// max-min fairly (core/max_min.hpp: only the transfers a change can affect are re-shared), and
+// rates are recomputed whenever a transfer starts or ends. Packets inside a
 // host would cost millions of events per collective for no fidelity a ring's bandwidth-bound
 // steps need (DESIGN.md: "NVLink/NVSwitch transfers may use a fluid model").
 //
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/max_min.hpp"
 #include "core/time.hpp"
 
 namespace fabricsim::workload {
@@ -27,42 +29,38 @@ class NvlinkFluid {
            double max_rate = kUnbounded);
   static constexpr double kUnbounded = 1e300;
   // When the next transfer completes (kTimeMax when none is active).
-  core::Time next_finish() {
-    settle();
-    return next_finish_;
-  }
+  core::Time next_finish();
   // Moves to `now` and removes the transfers that are complete, appending their tags.
   void finish(core::Time now, std::vector<std::uint64_t>& done);
-  bool idle() const { return active_.empty(); }
+  bool idle() const { return live_ == 0; }
 
  private:
   struct Transfer {
-    int src, dst;
-    double left;  // bytes
-    double rate;  // bytes per ps
-    double max_rate;
-    std::uint64_t tag;
+    double left = 0;  // bytes at `since`
+    core::Time since = 0;
+    double rate = 0;  // bytes per ps
+    std::uint64_t tag = 0;
+    std::uint64_t seq = 0;      // order of addition: completions come back in it
+    std::uint32_t version = 0;  // of its entry in due_
   };
-  void advance(core::Time now);
-  // Rates are shared out again lazily, once for all the changes made at one instant: a ring
-  // step's completion typically ends one transfer and starts several.
-  void settle() {
-    if (dirty_) reshare();
-  }
-  void reshare();
+  struct Due {
+    core::Time at;
+    std::uint32_t id, version;
+    bool operator>(const Due& o) const { return at != o.at ? at > o.at : id > o.id; }
+  };
+  // Rates are shared out again lazily, once for all the changes made at one instant (at last_):
+  // a ring step's completion typically ends one transfer and starts several.
+  void settle();
+  void drop_stale();
 
   int gpus_;
-  double cap_;
   core::Time last_ = 0;
-  core::Time next_finish_ = core::kTimeMax;
-  bool dirty_ = false;  // transfers changed since the rates were shared out
-  std::vector<Transfer> active_;
-  // Scratch for reshare(), kept to avoid allocating on every change.
-  std::vector<double> left_cap_;
-  std::vector<int> users_;
-  std::vector<char> fixed_;
-  std::vector<std::uint32_t> bounded_;  // transfers with a rate bound, tightest first
-  std::vector<std::uint32_t> first_, fill_, members_;  // per resource: its transfers (CSR)
+  std::uint64_t added_ = 0;
+  std::uint32_t live_ = 0;
+  core::MaxMinShares shares_;        // a GPU's egress is resource 2g, its ingress 2g + 1
+  std::vector<Transfer> transfers_;  // by share id
+  std::vector<Due> due_;             // a min-heap of when transfers complete
+  std::vector<std::uint32_t> completed_;
 };
 
 }  // namespace fabricsim::workload
