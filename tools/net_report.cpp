@@ -68,13 +68,16 @@ std::string fct_slowdown_csv(const std::vector<net::FlowSpec>& flows, const net:
 }
 
 std::vector<BusyLink> busiest_links(const net::Topology& topo, const net::NetworkResult& r,
-                                    core::Time over, std::size_t n) {
+                                    core::Time over, std::size_t n, int tag) {
   std::vector<BusyLink> all;
   for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
     for (net::PortId p = 0; p < topo.nodes[v].ports.size(); ++p) {
-      const net::PortStats& s = r.ports[r.port_base[v] + p];
+      const std::uint32_t port = r.port_base[v] + p;
+      const double busy = tag < 0 ? double(r.ports[port].busy)
+                                  : double(r.data_bytes(port, static_cast<std::uint32_t>(tag))) *
+                                        8e12 / double(topo.link_at(v, p).rate);
       all.push_back({topo.nodes[v].name + " -> " + topo.nodes[topo.peer(v, p)].name,
-                     over > 0 ? double(s.busy) / double(over) : 0.0, r.port_base[v] + p});
+                     over > 0 ? busy / double(over) : 0.0, port});
     }
   }
   // Busiest first; ties keep the topology's order.

@@ -14,8 +14,10 @@ struct BusyLink {
   double share = 0;
   std::uint32_t port = 0;  // index into NetworkResult::ports
 };
+// The `n` busiest ports over `over` ps. With `tag` >= 0, busy with that tag's data only (a
+// training job's): its payload's time on the link over `over`.
 std::vector<BusyLink> busiest_links(const net::Topology& topo, const net::NetworkResult& r,
-                                    core::Time over, std::size_t n);
+                                    core::Time over, std::size_t n, int tag = -1);
 
 std::string network_summary(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
                             const net::NetworkResult& r);

@@ -363,6 +363,15 @@ int print_jobs(const Scenario& sc, const std::string& out_dir, bool quiet) {
                 job.start > 0 ? core::format_time(job.start).c_str() : "the start");
     std::printf("%s%s", model_summary(job.model, job.config, t.gpu, jr.jobs[j]).c_str(),
                 iteration_summary(jr.jobs[j], t.gpu).c_str());
+    // Where this job's own bytes were heaviest, over its own iteration.
+    std::string links;
+    for (const BusyLink& l : busiest_links(ns.topology, jr.fabric, jr.jobs[j].timeline.iteration, 3,
+                                           static_cast<int>(j))) {
+      if (l.share <= 0) break;
+      links += fmt::format("{}{} {:.1f}%", links.empty() ? "" : ", ", l.name, 100 * l.share);
+    }
+    if (!links.empty())
+      std::printf("its busiest links (its data's share of its iteration): %s\n", links.c_str());
   }
   std::printf(
       "== shared fabric until the last job ends (%.4f s)\nnetwork: %s, %zu jobs: %zu plans, "
