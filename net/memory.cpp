@@ -1,10 +1,11 @@
-// The memory a network may take, and its estimate before anything large is built.
 #include <fmt/format.h>
 
 #include <unistd.h>
 
 #include <atomic>
 #include <stdexcept>
+
+#include "net/memory.hpp"
 
 #include "net/network.hpp"
 
@@ -30,29 +31,46 @@ std::uint64_t memory_limit() {
   return g_memory_limit.load();
 }
 
-void Network::check_memory() const {
-  const std::uint64_t routes = Routes::estimate_bytes(topo_);
-  std::uint64_t ports = 0;
-  for (const Node& n : topo_.nodes) ports += n.ports.size();
-  const std::uint64_t nodes = topo_.nodes.size();
+MemoryNeed estimate_memory(const NetworkSize& s) {
+  const std::uint64_t nodes = s.switches + s.nics, ports = 2 * s.links;
+  MemoryNeed m;
+  // Per node its record and a name (most fit the string's own buffer); per link its record and
+  // a port entry at both ends; per host its record, names and GPU-to-NIC map.
+  m.topology = nodes * sizeof(Node) + s.links * sizeof(Link) + ports * sizeof(LinkId) +
+               s.hosts * (sizeof(Host) + 64) + s.nics * sizeof(NodeId);
+  m.routes = Routes::estimate_bytes(s.switches, s.anchors, nodes, s.nics);
   // The parts' own tables, plus per node the kernel's counters and LP map (~72 bytes) and per
   // port its link's FIFO channel (~128 bytes: its record and two queues).
-  const std::uint64_t need = routes + ports * (Ports::bytes_per_port() + 128) + nodes * 72 +
-                             Switches::bytes(nodes, ports) +
-                             Nics::bytes(topo_.nics.size(), flows_.size()) +
-                             flows_.size() * (sizeof(FlowSpec) + sizeof(FlowResult));
-  if (need <= memory_limit()) return;
+  m.parts = ports * (Ports::bytes_per_port() + 128) + nodes * 72 + Switches::bytes(nodes, ports) +
+            Nics::bytes(s.nics, s.flows) + s.flows * (sizeof(FlowSpec) + sizeof(FlowResult));
+  return m;
+}
+
+void check_memory(const NetworkSize& s, std::string_view who) {
+  const MemoryNeed need = estimate_memory(s);
+  if (need.total() <= memory_limit()) return;
   const auto size = [](std::uint64_t b) {
     return b >= 1'000'000'000 ? fmt::format("{:.1f} GB", double(b) * 1e-9)
            : b >= 1'000'000   ? fmt::format("{:.1f} MB", double(b) * 1e-6)
                               : fmt::format("{} bytes", b);
   };
   throw std::length_error(fmt::format(
-      "this network needs about {} ({} of routing tables for {} switches, {} ports, {} flows), "
+      "{} needs about {} ({} of routing tables for {} switches, {} NICs and {} links, {} flows), "
       "above the {} limit (--max-memory; default 75% of this machine's memory): make the "
       "cluster or the flow list smaller",
-      size(need), size(routes), nodes - topo_.nics.size(), ports, flows_.size(),
+      who, size(need.total()), size(need.routes), s.switches, s.nics, s.links, s.flows,
       size(memory_limit())));
+}
+
+void Network::check_memory() const {
+  NetworkSize s;
+  s.hosts = topo_.hosts.size();
+  s.nics = topo_.nics.size();
+  s.switches = topo_.nodes.size() - topo_.nics.size();
+  s.links = topo_.links.size();
+  s.anchors = Routes::anchor_count(topo_);
+  s.flows = flows_.size();
+  net::check_memory(s, "this network");
 }
 
 }  // namespace fabricsim::net

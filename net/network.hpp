@@ -21,6 +21,7 @@
 #include "net/config.hpp"
 #include "net/fluid.hpp"
 #include "net/host_agent.hpp"
+#include "net/memory.hpp"
 #include "net/nic.hpp"
 #include "net/packet.hpp"
 #include "net/port.hpp"
@@ -74,12 +75,9 @@ core::Time pause_duration(const NetworkConfig& cfg, Bps rate);
 // rate, plus two full packets.
 std::uint64_t port_headroom(const Link& l, const NetworkConfig& cfg);
 
-// The memory a Network may take. Its constructor estimates what the configuration needs
-// (routing tables, per-port, per-node and per-flow state) and refuses one above the limit
-// instead of exhausting the machine. Default: 75% of physical memory. Set before building
-// networks (the CLI's --max-memory).
-void set_memory_limit(std::uint64_t bytes);
-std::uint64_t memory_limit();
+// The memory a Network may take (net/memory.hpp): its constructor estimates what the
+// configuration needs (routing tables, per-port, per-node and per-flow state) and refuses one
+// above the limit instead of exhausting the machine.
 
 struct RunOptions {
   std::uint32_t lps = 1;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -329,6 +330,8 @@ net::Topology read_cluster(const Section& c) {
     net::validate(topo);
   } catch (const net::TopologyError& e) {
     c.fail_key("topology", fmt::format("cannot be built: {}", e.what()));
+  } catch (const std::length_error& e) {
+    c.fail_key("topology", fmt::format("is too large for this machine: {}", e.what()));
   }
   degrade_links(c, topo);
   return topo;

@@ -11,6 +11,9 @@ Topology dragonfly(const DragonflyParams& p) {
                   std::to_string(a * h) + " global ports per group cannot reach the other " +
                       std::to_string(g_count - 1) + " groups");
   detail::Builder b("dragonfly");
+  const std::uint64_t routers = std::uint64_t{g_count} * a;
+  b.plan(routers * p.hosts_per_router, p.host.nics, routers,
+         routers * (a - 1) / 2 + std::uint64_t{per_pair} * g_count * (g_count - 1) / 2, routers);
   const std::uint32_t hosts = g_count * a * p.hosts_per_router;
   for (std::uint32_t i = 0; i < hosts; ++i) b.add_host("host" + std::to_string(i), p.host);
   std::vector<NodeId> router;  // router[group * a + r]

@@ -35,6 +35,8 @@ Topology fat_tree(const FatTreeParams& p) {
                               "of {} spines",
                               p.oversubscription, uplinks, spines));
   detail::Builder b("fat_tree");
+  b.plan(std::uint64_t{p.leaves} * p.hosts_per_leaf, p.host.nics, std::uint64_t{p.leaves} + spines,
+         std::uint64_t{p.leaves} * uplinks, p.leaves);
   const std::uint32_t hosts = p.leaves * p.hosts_per_leaf;
   for (std::uint32_t h = 0; h < hosts; ++h) b.add_host("host" + std::to_string(h), p.host);
   std::vector<NodeId> leaf(p.leaves), spine(spines);
@@ -55,6 +57,11 @@ Topology fat_tree_3tier(const KaryFatTreeParams& p) {
   detail::require(p.k >= 2 && p.k % 2 == 0, "fat_tree", "k must be even and >= 2");
   const std::uint32_t half = p.k / 2;
   detail::Builder b("fat_tree");
+  // k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 cores; every edge-aggregation
+  // pair of a pod and every aggregation switch to k/2 cores are linked.
+  const std::uint64_t pod_pairs = std::uint64_t{p.k} * half * half;
+  b.plan(pod_pairs, p.host.nics, std::uint64_t{p.k} * p.k + std::uint64_t{half} * half,
+         2 * pod_pairs, std::uint64_t{p.k} * half);
   const std::uint32_t hosts = p.k * half * half;
   for (std::uint32_t h = 0; h < hosts; ++h) b.add_host("host" + std::to_string(h), p.host);
   std::vector<NodeId> edge, agg, core;  // edge[pod * half + e], agg[pod * half + a]

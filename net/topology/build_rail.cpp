@@ -10,6 +10,8 @@ Topology rail_optimized(const RailParams& p) {
   const std::uint32_t rails = p.host.nics;
   const std::uint32_t groups = (p.hosts + p.hosts_per_group - 1) / p.hosts_per_group;
   detail::Builder b("rail_optimized");
+  const std::uint64_t leaves = std::uint64_t{groups} * rails;
+  b.plan(p.hosts, rails, leaves + p.spines, leaves * p.spines * p.links_per_spine, leaves);
   for (std::uint32_t h = 0; h < p.hosts; ++h) b.add_host("host" + std::to_string(h), p.host);
   std::vector<NodeId> leaf;  // leaf[group * rails + rail]
   for (std::uint32_t g = 0; g < groups; ++g) {

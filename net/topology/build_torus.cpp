@@ -19,12 +19,15 @@ Topology torus(const TorusParams& p) {
   const char* kind = p.wraparound ? "torus" : "mesh";
   detail::require(p.dims.size() == 2 || p.dims.size() == 3, kind, "needs 2 or 3 dimensions");
   detail::require(p.hosts_per_switch > 0, kind, "hosts_per_switch must be >= 1");
-  std::uint32_t switches = 1;
+  std::uint64_t cells = 1;
   for (std::uint32_t d : p.dims) {
     detail::require(d > 0, kind, "every dimension must be >= 1");
-    switches *= d;
+    cells *= d;
   }
   detail::Builder b(kind);
+  // At most one link per switch and dimension.
+  b.plan(cells * p.hosts_per_switch, p.host.nics, cells, cells * p.dims.size(), cells);
+  const auto switches = static_cast<std::uint32_t>(cells);
   const std::uint32_t hosts = switches * p.hosts_per_switch;
   for (std::uint32_t i = 0; i < hosts; ++i) b.add_host("host" + std::to_string(i), p.host);
   // Switch i has coordinates (i mod d0, i / d0 mod d1, ...): x varies fastest.

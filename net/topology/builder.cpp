@@ -1,5 +1,7 @@
 #include "net/topology/builder.hpp"
 
+#include "net/memory.hpp"
+
 #include <limits>
 #include <utility>
 
@@ -11,6 +13,17 @@ void fail(std::string_view builder, const std::string& what) {
 
 Builder::Builder(std::string kind) {
   t_.kind = std::move(kind);
+}
+
+void Builder::plan(std::uint64_t hosts, std::uint64_t nics_per_host, std::uint64_t switches,
+                   std::uint64_t switch_links, std::uint64_t anchors) {
+  NetworkSize s;
+  s.hosts = hosts;
+  s.nics = hosts * nics_per_host;
+  s.switches = switches;
+  s.links = s.nics + switch_links;
+  s.anchors = anchors;
+  check_memory(s, t_.kind + " cluster");
 }
 
 NodeId Builder::add_switch(std::string name, std::uint8_t tier, std::uint32_t group) {

@@ -18,6 +18,11 @@ class Builder {
  public:
   explicit Builder(std::string kind);
 
+  // Before anything is added: the cluster's size, so that one too large for the memory limit
+  // (net/memory.hpp) is refused before it is built. `anchors`: switches with NICs.
+  void plan(std::uint64_t hosts, std::uint64_t nics_per_host, std::uint64_t switches,
+            std::uint64_t switch_links, std::uint64_t anchors);
+
   NodeId add_switch(std::string name, std::uint8_t tier, std::uint32_t group);
   // Host `name` and its NICs "<name>.nic<i>"; returns the host index.
   std::uint32_t add_host(std::string name, const HostParams& p);

@@ -127,17 +127,20 @@ std::uint32_t Routes::hops(NodeId at, std::uint32_t dst_nic) const {
   return hops_[entry(at, dst_nic)] + 1u;
 }
 
-std::uint64_t Routes::estimate_bytes(const Topology& t) {
+std::uint64_t Routes::anchor_count(const Topology& t) {
   std::vector<NodeId> anchors;
   for (NodeId nic : t.nics) {
     if (!t.nodes[nic].ports.empty()) anchors.push_back(t.peer(nic, 0));
   }
   std::sort(anchors.begin(), anchors.end());
-  anchors.erase(std::unique(anchors.begin(), anchors.end()), anchors.end());
-  const std::uint64_t switches = t.nodes.size() - t.nics.size();
+  return static_cast<std::uint64_t>(std::unique(anchors.begin(), anchors.end()) - anchors.begin());
+}
+
+std::uint64_t Routes::estimate_bytes(std::uint64_t switches, std::uint64_t anchors,
+                                     std::uint64_t nodes, std::uint64_t nics) {
   // hops_ and count_ (2 bytes each) and start_ (4) per (switch, anchor); per node and per NIC
   // indexes; interned port lists are small next to the rows.
-  return switches * anchors.size() * 8 + t.nodes.size() * 5 + t.nics.size() * 17;
+  return switches * anchors * 8 + nodes * 5 + nics * 17;
 }
 
 std::size_t Routes::memory_bytes() const {

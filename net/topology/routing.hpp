@@ -30,8 +30,12 @@ class Routes {
   std::uint32_t nic_count() const { return static_cast<std::uint32_t>(nic_node_.size()); }
   // Bytes held by the tables (what matters when choosing this layout over a per-NIC one).
   std::size_t memory_bytes() const;
-  // What build(t) will hold, before building it (the per-(switch, anchor) rows dominate).
-  static std::uint64_t estimate_bytes(const Topology& t);
+  // What build() will hold for `switches` switches, `anchors` of them with NICs, `nodes` nodes
+  // and `nics` NICs, before building it (the per-(switch, anchor) rows dominate).
+  static std::uint64_t estimate_bytes(std::uint64_t switches, std::uint64_t anchors,
+                                      std::uint64_t nodes, std::uint64_t nics);
+  // The switches NICs attach to.
+  static std::uint64_t anchor_count(const Topology& t);
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;

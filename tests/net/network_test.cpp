@@ -481,13 +481,23 @@ TEST_CASE("a network estimated above the memory limit is refused before it is bu
   p.host = plain_host();
   p.nic = p.edge_agg = p.agg_core = {kRate, kDelay};
   const Topology topo = fat_tree_3tier(p);
-  REQUIRE(Routes::estimate_bytes(topo) >= 320ULL * 128 * 8);
+  REQUIRE(Routes::anchor_count(topo) == 128);
+  const std::uint64_t routes =
+      Routes::estimate_bytes(320, 128, topo.nodes.size(), topo.nics.size());
+  REQUIRE(routes >= 320ULL * 128 * 8);
   set_memory_limit(100'000);
   REQUIRE_THROWS_WITH(Network(topo, config(cc::Kind::kNone), {{0, 1, 1000, 0}}),
                       Catch::Contains("routing tables for 320 switches") &&
                           Catch::Contains("above the 100000 bytes limit (--max-memory"));
+  // The builder refuses it too, before building anything, from the same counts.
+  REQUIRE_THROWS_WITH(fat_tree_3tier(p),
+                      Catch::Contains("fat_tree cluster needs about") &&
+                          Catch::Contains("320 switches, 1024 NICs and 3072 links"));
   set_memory_limit(before);
   REQUIRE_NOTHROW(Network(topo, config(cc::Kind::kNone), {{0, 1, 1000, 0}}));
   // The estimate is of the right size: the built tables hold no more.
-  REQUIRE(Routes::build(topo).memory_bytes() <= Routes::estimate_bytes(topo) + 64 * 1024);
+  REQUIRE(Routes::build(topo).memory_bytes() <= routes + 64 * 1024);
+  // The builder's counts are the built topology's.
+  REQUIRE(topo.nodes.size() - topo.nics.size() == 320);
+  REQUIRE(topo.links.size() == 3072);
 }

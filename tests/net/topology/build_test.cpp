@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <functional>
 #include <string>
 #include <tuple>
 
 #include "fixtures.hpp"
+#include "net/memory.hpp"
 #include "net/topology/build.hpp"
 #include "net/topology/routing.hpp"
 #include "net/topology/validate.hpp"
@@ -298,4 +300,63 @@ TEST_CASE("custom: named switches, hosts and links", "[topology][custom]") {
   bad = p;
   bad.links.push_back({"tor", "tor", fabric_link()});
   CHECK_THROWS_WITH(custom(bad), Catch::Contains("loops on 'tor'"));
+}
+
+TEST_CASE("every builder refuses a cluster past the memory limit before building it",
+          "[topology][memory]") {
+  // Each builder checks the memory estimate of the counts it is about to build: refused one
+  // byte below the estimate of what it builds, built at it.
+  const auto size_of = [](const Topology& t) {
+    NetworkSize s;
+    s.hosts = t.hosts.size();
+    s.nics = t.nics.size();
+    s.switches = t.nodes.size() - t.nics.size();
+    s.links = t.links.size();
+    s.anchors = Routes::anchor_count(t);
+    return s;
+  };
+  KaryFatTreeParams k;
+  k.k = 8;
+  k.host = host(2);
+  k.nic = nic_link();
+  k.edge_agg = k.agg_core = fabric_link();
+  RailParams rail;
+  rail.hosts = 6;
+  rail.hosts_per_group = 4;
+  rail.spines = 2;
+  rail.links_per_spine = 2;
+  rail.host = host(4);
+  rail.nic = nic_link();
+  rail.uplink = fabric_link();
+  DragonflyParams fly;
+  fly.groups = 5;
+  fly.routers_per_group = 4;
+  fly.hosts_per_router = 2;
+  fly.global_links_per_router = 2;
+  fly.host = host();
+  fly.nic = nic_link();
+  fly.local = fly.global = fabric_link();
+  TorusParams torus3;
+  torus3.dims = {3, 3, 3};
+  torus3.hosts_per_switch = 2;
+  torus3.host = host();
+  torus3.nic = torus3.link = fabric_link();
+  FatTreeParams over = two_tier(4, 4);
+  over.oversubscription = 2;
+  const std::vector<std::function<Topology()>> builders = {
+      [] { return single(one_switch(5, 2)); }, [&] { return fat_tree(over); },
+      [&] { return fat_tree_3tier(k); },       [&] { return rail_optimized(rail); },
+      [&] { return dragonfly(fly); },          [&] { return torus(torus3); }};
+  const std::uint64_t before = memory_limit();
+  for (std::size_t i = 0; i < builders.size(); ++i) {
+    CAPTURE(i);
+    set_memory_limit(before);
+    const Topology t = builders[i]();
+    const std::uint64_t need = estimate_memory(size_of(t)).total();
+    set_memory_limit(need - 1);
+    CHECK_THROWS_AS(builders[i](), std::length_error);
+    set_memory_limit(need);
+    CHECK_NOTHROW(builders[i]());
+  }
+  set_memory_limit(before);
 }
