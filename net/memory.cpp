@@ -62,15 +62,19 @@ void check_memory(const NetworkSize& s, std::string_view who) {
       size(memory_limit())));
 }
 
-void Network::check_memory() const {
+NetworkSize size_of(const Topology& t, std::uint64_t flows) {
   NetworkSize s;
-  s.hosts = topo_.hosts.size();
-  s.nics = topo_.nics.size();
-  s.switches = topo_.nodes.size() - topo_.nics.size();
-  s.links = topo_.links.size();
-  s.anchors = Routes::anchor_count(topo_);
-  s.flows = flows_.size();
-  net::check_memory(s, "this network");
+  s.hosts = t.hosts.size();
+  s.nics = t.nics.size();
+  s.switches = t.nodes.size() - t.nics.size();
+  s.links = t.links.size();
+  s.anchors = Routes::anchor_count(t);
+  s.flows = flows;
+  return s;
+}
+
+void Network::check_memory() const {
+  net::check_memory(size_of(topo_, flows_.size()), "this network");
 }
 
 }  // namespace fabricsim::net

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "net/topology/topology.hpp"
+
 namespace fabricsim::net {
 
 // Default: 75% of physical memory. Set before building networks (the CLI's --max-memory).
@@ -17,6 +19,9 @@ struct NetworkSize {
   std::uint64_t anchors = 0;  // switches that NICs attach to: the routing tables' columns
   std::uint64_t flows = 0;
 };
+
+// A built topology's counts, with `flows` flows.
+NetworkSize size_of(const Topology& t, std::uint64_t flows = 0);
 
 struct MemoryNeed {
   std::uint64_t topology = 0;  // nodes, links, hosts and their names

@@ -8,6 +8,7 @@
 #include "compute/gpu.hpp"
 #include "net/topology/build.hpp"
 #include "net/wire.hpp"
+#include "tests/workload/test_clusters.hpp"
 #include "tests/workload/test_models.hpp"
 #include "workload/collective_exec.hpp"
 #include "workload/comm_model.hpp"
@@ -20,35 +21,8 @@ using collectives::Proto;
 
 namespace {
 
-net::HostParams host(std::uint32_t gpus) {
-  net::HostParams h;
-  h.gpus = gpus;
-  h.nics = gpus;
-  h.gpu = "H100";
-  h.gpu_link_rate = 450ULL * 8 * net::kGbps;  // NVLink4 per direction
-  h.gpu_link_latency = 0;
-  return h;
-}
-
-net::Topology single_switch(std::uint32_t hosts, std::uint32_t gpus) {
-  net::SingleParams p;
-  p.hosts = hosts;
-  p.host = host(gpus);
-  p.nic = {400 * net::kGbps, 500 * core::kNanosecond};
-  return net::single(p);
-}
-
-// One host per leaf; the uplinks carry 1/oversubscription of what the NICs can.
-net::Topology fat_tree(std::uint32_t leaves, std::uint32_t gpus, double oversubscription) {
-  net::FatTreeParams p;
-  p.leaves = leaves;
-  p.hosts_per_leaf = 1;
-  p.oversubscription = oversubscription;
-  p.host = host(gpus);
-  p.nic = {400 * net::kGbps, 500 * core::kNanosecond};
-  p.uplink = {100 * net::kGbps, 500 * core::kNanosecond};
-  return net::fat_tree(p);
-}
+using test::fat_tree;
+using test::single_switch;
 
 net::NetworkConfig config(net::Fidelity fidelity) {
   net::NetworkConfig cfg;  // DCQCN, PFC: the defaults

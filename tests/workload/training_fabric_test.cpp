@@ -6,6 +6,7 @@
 
 #include "compute/gpu.hpp"
 #include "net/topology/build.hpp"
+#include "tests/workload/test_clusters.hpp"
 #include "tests/workload/test_models.hpp"
 #include "workload/training_run.hpp"
 
@@ -16,41 +17,8 @@ namespace {
 
 using test::gpt;
 
-net::HostParams host(std::uint32_t gpus) {
-  net::HostParams h;
-  h.gpus = gpus;
-  h.nics = gpus;
-  h.gpu = "H100";
-  h.gpu_link_rate = 450ULL * 8 * net::kGbps;
-  return h;
-}
-
-net::LinkParams link(std::uint64_t gbps) {
-  net::LinkParams l;
-  l.rate = gbps * net::kGbps;
-  l.delay = 500'000;  // 500 ns
-  return l;
-}
-
-net::Topology single_switch(std::uint32_t hosts, std::uint32_t gpus) {
-  net::SingleParams p;
-  p.hosts = hosts;
-  p.host = host(gpus);
-  p.nic = link(400);
-  return net::single(p);
-}
-
-// `leaves` leaves of one host each; the uplinks carry 1/oversubscription of what the NICs can.
-net::Topology fat_tree(std::uint32_t leaves, std::uint32_t gpus, double oversubscription) {
-  net::FatTreeParams p;
-  p.leaves = leaves;
-  p.hosts_per_leaf = 1;
-  p.oversubscription = oversubscription;
-  p.host = host(gpus);
-  p.nic = link(400);
-  p.uplink = link(100);
-  return net::fat_tree(p);
-}
+using test::fat_tree;
+using test::single_switch;
 
 struct Job {
   int tp = 1, pp = 1, dp = 1;
@@ -247,9 +215,9 @@ net::Topology two_leaves() {
   p.leaves = 2;
   p.hosts_per_leaf = 2;
   p.oversubscription = 4.0;
-  p.host = host(2);
-  p.nic = link(400);
-  p.uplink = link(100);
+  p.host = test::h100_host(2);
+  p.nic = test::link(400);
+  p.uplink = test::link(100);
   return net::fat_tree(p);
 }
 

@@ -306,15 +306,6 @@ TEST_CASE("every builder refuses a cluster past the memory limit before building
           "[topology][memory]") {
   // Each builder checks the memory estimate of the counts it is about to build: refused one
   // byte below the estimate of what it builds, built at it.
-  const auto size_of = [](const Topology& t) {
-    NetworkSize s;
-    s.hosts = t.hosts.size();
-    s.nics = t.nics.size();
-    s.switches = t.nodes.size() - t.nics.size();
-    s.links = t.links.size();
-    s.anchors = Routes::anchor_count(t);
-    return s;
-  };
   KaryFatTreeParams k;
   k.k = 8;
   k.host = host(2);
