@@ -73,7 +73,6 @@ const std::vector<std::uint32_t>& MaxMinShares::settle() {
     changed_.clear();
     return part_flows_;
   }
-  ++reshares_;
   ++epoch_;
   part_resources_.clear();
   part_flows_.clear();

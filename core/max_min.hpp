@@ -32,7 +32,6 @@ class MaxMinShares {
   // Shares anew what the changes since the last call can affect. Returns the ids of the flows
   // whose rate differs from before (added ones included), valid until the next call.
   const std::vector<std::uint32_t>& settle();
-  std::uint64_t reshares() const { return reshares_; }
 
  private:
   struct Flow {
@@ -53,7 +52,6 @@ class MaxMinShares {
   std::vector<std::uint32_t> part_resources_, part_flows_, open_, changed_;
   std::vector<double> left_;
   std::vector<std::uint32_t> unfixed_;
-  std::uint64_t reshares_ = 0;
 };
 
 }  // namespace fabricsim::core

@@ -52,8 +52,6 @@ class Fluid {
   PortTotals port_totals() const;
   // Per port and tag (port * tags + tag): payload bytes, when some flow has a tag.
   std::vector<std::uint64_t> tag_bytes(std::uint32_t tags) const;
-  // Times the shares were recomputed (a measure of the level's cost).
-  std::uint64_t reshares() const { return shares_.reshares(); }
 
  private:
   struct FlowState {
