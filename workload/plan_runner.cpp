@@ -412,7 +412,8 @@ void PlanRunner::on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) 
       net_->post(ctx, conns_[m.b].flow, m.c);
       break;
     case kFluidTimer:
-      if (m.c != hs.fluid_gen) return;  // superseded by a later change
+      if (m.c != hs.fluid_gen) return;  // superseded by an earlier completion
+      hs.fluid_timer = -1;
       hs.finished.clear();
       hs.fluid.finish(ctx.now(), hs.finished);
       for (std::uint64_t tag : hs.finished) {
@@ -502,12 +503,16 @@ void PlanRunner::launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint
   hs.fluid_changed = true;
 }
 
+// A timer already set for no later than the next completion stays: it fires, finds what is
+// complete (perhaps nothing) and sets the next one. Only an earlier completion needs a new one.
 void PlanRunner::arm_fluid(Ctx& ctx, std::uint32_t host) {
   HostState& hs = hosts_[host];
-  ++hs.fluid_gen;
   if (hs.fluid.idle()) return;
-  net_->host_send(ctx, host, hs.fluid.next_finish() - ctx.now(),
-                  net::AppMsg{kFluidTimer, 0, hs.fluid_gen});
+  const Time next = hs.fluid.next_finish();
+  if (hs.fluid_timer >= 0 && hs.fluid_timer <= next) return;
+  ++hs.fluid_gen;
+  hs.fluid_timer = next;
+  net_->host_send(ctx, host, next - ctx.now(), net::AppMsg{kFluidTimer, 0, hs.fluid_gen});
 }
 
 // A send inside a host is done when its data is in the peer's buffer.

@@ -164,6 +164,7 @@ class PlanRunner {
     HostState(int gpus, double cap) : fluid(gpus, cap) {}
     NvlinkFluid fluid;
     std::uint64_t fluid_gen = 0;
+    core::Time fluid_timer = -1;  // when the live kFluidTimer fires (-1: none)
     bool fluid_changed = false;  // transfers started or ended in the current event
     std::vector<std::pair<std::uint32_t, std::uint32_t>> work;  // (participant, step) now ready
     std::vector<std::uint64_t> finished;
