@@ -26,8 +26,8 @@ struct Golden {
 
 TEST_CASE("golden: SimAI cases S1, S2 and a small S4", "[golden]") {
   const Golden cases[] = {
-      {"scenarios/bench/simai_s1.yaml", {}, 16ULL << 20, 139867112, 1807},
-      {"scenarios/bench/simai_s2.yaml", {}, 16ULL << 20, 327508400, 95589},
+      {"scenarios/bench/simai_s1.yaml", {}, 16ULL << 20, 139867112, 939},
+      {"scenarios/bench/simai_s2.yaml", {}, 16ULL << 20, 327508400, 92209},
       {"scenarios/bench/simai_s4.yaml",
        {"cluster.hosts=4", "cluster.hosts_per_group=4"},
        4ULL << 20,
