@@ -397,19 +397,27 @@ std::string describe(const Scenario& sc) {
         "run: analytical (closed forms for the communications; no network is simulated)\n",
         n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), work);
   }
+  // At flow level the switch and NIC mechanisms are not simulated: say what is.
+  const std::string network =
+      c.fidelity == net::Fidelity::kFlow
+          ? fmt::format(
+                "network: fluid flows at max-min fair shares, routing {}, mtu {} (no "
+                "congestion control, PFC, ECN or buffers at flow level)\n",
+                value("network.routing"), format_bytes(c.nic.mtu))
+          : fmt::format("network: cc {}, routing {}, mtu {}, {}, ECN {}\n",
+                        net::cc::name(c.cc.kind), value("network.routing"), format_bytes(c.nic.mtu),
+                        c.sw.pfc ? "lossless (PFC)" : "lossy", c.sw.ecn ? "on" : "off");
   return fmt::format(
       "cluster: {}, {} hosts, {} NICs, {} switch{}, {} links\n"
-      "network: cc {}, routing {}, mtu {}, {}, ECN {}\n"
       "{}"
-      "run: {}seed {}, {} threads, up to {} LPs, end {}\n",
+      "{}"
+      "run: {}, end {}\n",
       n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), switches,
-      switches == 1 ? "" : "es", n.topology.links.size(), net::cc::name(c.cc.kind),
-      value("network.routing"), format_bytes(c.nic.mtu), c.sw.pfc ? "lossless (PFC)" : "lossy",
-      c.sw.ecn ? "on" : "off", work,
+      switches == 1 ? "" : "es", n.topology.links.size(), network, work,
       c.fidelity == net::Fidelity::kFlow
-          ? "flow level (fluid flows sharing links max-min; one LP), "
-          : "",
-      n.run.seed, n.run.threads, n.run.lps,
+          ? fmt::format("flow level, seed {}, one LP (the thread count does not matter)",
+                        n.run.seed)
+          : fmt::format("seed {}, {} threads, up to {} LPs", n.run.seed, n.run.threads, n.run.lps),
       n.run.end == core::kTimeMax ? "when the traffic ends" : core::format_time(n.run.end));
 }
 

@@ -169,6 +169,16 @@ TEST_CASE("the analytical fidelity prints NCCL's model's table without a network
   REQUIRE_THAT(t.text, Catch::Contains("narayanan21-1.7b                   analytical"));
 }
 
+TEST_CASE("the flow fidelity says what it simulates and what it leaves out", "[cli]") {
+  const Out f = run("run scenarios/examples/incast_hpcc.yaml --set simulation.fidelity=flow");
+  REQUIRE(f.status == 0);
+  REQUIRE_THAT(f.text, Catch::Contains("network: fluid flows at max-min fair shares"));
+  REQUIRE_THAT(f.text, Catch::Contains("run: flow level, seed 1, one LP"));
+  REQUIRE_THAT(f.text, Catch::Contains("queues, losses    none at flow level"));
+  REQUIRE_THAT(f.text, Catch::Contains("flows             8 of 8 finished"));
+  REQUIRE_THAT(f.text, !Catch::Contains("PFC pauses"));
+}
+
 TEST_CASE("fabricsim busbw on one GPU prints no inf or nan", "[cli]") {
   const Out one =
       run("busbw scenarios/quickstart.yaml --set cluster.hosts=1 --set cluster.host.gpus=1 -b 1KiB "
