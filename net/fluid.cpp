@@ -199,7 +199,7 @@ void Fluid::schedule_next(Ctx& ctx) {
   ctx.schedule(next - ctx.now(), Network::kFluidWake, Network::Payload{.c = ++generation_});
 }
 
-Fluid::PortTotals Fluid::port_totals() const {
+Fluid::PortTotals Fluid::port_totals(core::Time end) const {
   PortTotals t;
   t.data.assign(rate_.size(), 0);
   t.wire.assign(rate_.size(), 0);
@@ -207,7 +207,7 @@ Fluid::PortTotals Fluid::port_totals() const {
   const std::uint64_t full_wire = data_wire_bytes(mtu_);
   for (std::uint32_t f = 0; f < state_.size(); ++f) {
     const FlowState& s = state_[f];
-    const auto sent = static_cast<std::uint64_t>(s.sent);
+    const std::uint64_t sent = sent_by(s, end);
     if (sent == 0) continue;
     // The packet level's wire bytes for these payload bytes: full packets and one short one.
     const std::uint64_t tail = sent % mtu_;
@@ -224,7 +224,13 @@ Fluid::PortTotals Fluid::port_totals() const {
   return t;
 }
 
-std::vector<std::uint64_t> Fluid::tag_bytes(std::uint32_t tags) const {
+std::uint64_t Fluid::payload_sent(core::Time end) const {
+  std::uint64_t total = 0;
+  for (const FlowState& s : state_) total += sent_by(s, end);
+  return total;
+}
+
+std::vector<std::uint64_t> Fluid::tag_bytes(std::uint32_t tags, core::Time end) const {
   std::vector<std::uint64_t> out;
   if (tags == 0) return out;
   out.assign(rate_.size() * tags, 0);
@@ -232,7 +238,7 @@ std::vector<std::uint64_t> Fluid::tag_bytes(std::uint32_t tags) const {
     const FlowState& s = state_[f];
     const std::uint16_t tag = (*flows_)[f].tag;
     for (std::uint32_t i = s.path_begin; i < s.path_end; ++i) {
-      out[std::size_t(path_[i]) * tags + tag] += static_cast<std::uint64_t>(s.sent);
+      out[std::size_t(path_[i]) * tags + tag] += sent_by(s, end);
     }
   }
   return out;

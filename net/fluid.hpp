@@ -9,6 +9,7 @@
 // of the flows it can affect (core/max_min.hpp).
 //
 // Runs on one logical process: the shares couple every flow that crosses a common link.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -44,14 +45,17 @@ class Fluid {
   // kFluidWake with the generation it was scheduled for (older ones are stale).
   void wake(Ctx& ctx, std::uint64_t generation);
 
-  // After the run, per port index: payload and wire bytes sent, and the time spent sending them.
+  // After the run, as of `end` (the run's last event; flows may be cut short there): per port
+  // index the payload and wire bytes sent and the time spent sending them; the payload bytes
+  // that left the source NICs (a fluid loses none: all of them arrive); per port and tag
+  // (port * tags + tag) the payload bytes, when some flow has a tag.
   struct PortTotals {
     std::vector<std::uint64_t> data, wire;
     std::vector<core::Time> busy;
   };
-  PortTotals port_totals() const;
-  // Per port and tag (port * tags + tag): payload bytes, when some flow has a tag.
-  std::vector<std::uint64_t> tag_bytes(std::uint32_t tags) const;
+  PortTotals port_totals(core::Time end) const;
+  std::uint64_t payload_sent(core::Time end) const;
+  std::vector<std::uint64_t> tag_bytes(std::uint32_t tags, core::Time end) const;
 
  private:
   struct FlowState {
@@ -77,6 +81,11 @@ class Fluid {
 
   double sent_at(const FlowState& s, core::Time now) const {
     return s.sent + s.rate * double(now - s.since);
+  }
+  // Whole payload bytes flow `s` has sent by `end`.
+  std::uint64_t sent_by(const FlowState& s, core::Time end) const {
+    if (!s.active || end <= s.since) return static_cast<std::uint64_t>(s.sent);
+    return static_cast<std::uint64_t>(std::min(sent_at(s, end), double(s.posted)));
   }
   // The next byte offset at which something happens: a message ends, or the posted bytes do.
   std::uint64_t boundary(std::uint32_t flow) const;

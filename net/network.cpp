@@ -180,7 +180,7 @@ NetworkResult Network::run(const RunOptions& opt) {
   r.tags = ports_.tags();
   r.fidelity = cfg_.fidelity;
   if (flow_level()) {
-    const Fluid::PortTotals t = fluid_.port_totals();
+    const Fluid::PortTotals t = fluid_.port_totals(r.kernel.end_time);
     for (std::size_t p = 0; p < ports_.size(); ++p) {
       PortStats s;
       s.tx_bytes = t.wire[p];
@@ -188,11 +188,8 @@ NetworkResult Network::run(const RunOptions& opt) {
       s.busy = t.busy[p];
       r.ports.push_back(s);
     }
-    r.tag_bytes = fluid_.tag_bytes(r.tags);
-    for (std::size_t f = 0; f < flows_.size(); ++f) {
-      if (results_[f].finish >= 0) r.delivered += flows_[f].bytes;
-    }
-    r.nic_data_sent = r.nic_data_received = r.delivered;
+    r.tag_bytes = fluid_.tag_bytes(r.tags, r.kernel.end_time);
+    r.nic_data_sent = r.nic_data_received = r.delivered = fluid_.payload_sent(r.kernel.end_time);
     return r;
   }
   for (const Port& p : ports_.all()) {

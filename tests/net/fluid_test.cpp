@@ -121,3 +121,20 @@ TEST_CASE("flow level: the same results for any thread count, and spraying refus
   REQUIRE_THROWS_WITH(Network(topo, spray, flows),
                       Catch::Contains("network.routing") && Catch::Contains("ecmp"));
 }
+
+TEST_CASE("flow level: a run cut short counts the bytes sent by then", "[net][fluid]") {
+  const Topology topo = star(2);
+  const std::uint64_t bytes = 1000ULL * 4096;
+  const std::vector<FlowSpec> flows{{0, 1, bytes, 0}};
+  const double t = payload_seconds(bytes, 1, 4096);
+  // A later flow that starts at half the first one's time is the run's last event there.
+  std::vector<FlowSpec> two = flows;
+  two.push_back({1, 0, 4096, static_cast<core::Time>(t / 2 * 1e12)});
+  const NetworkResult r =
+      Network(topo, flow_config(), two).run({.end = static_cast<core::Time>(t / 2 * 1e12) + 1});
+  REQUIRE(r.flows[0].finish < 0);
+  REQUIRE(double(r.nic_data_sent) == Approx(double(bytes) / 2).epsilon(0.01));
+  REQUIRE(r.nic_data_received == r.nic_data_sent);
+  const PortStats& nic0 = r.ports[r.port_base[topo.nics[0]]];
+  REQUIRE(double(nic0.tx_data_bytes) == Approx(double(bytes) / 2).epsilon(0.01));
+}
