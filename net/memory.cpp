@@ -46,14 +46,16 @@ MemoryNeed estimate_memory(const NetworkSize& s) {
   return m;
 }
 
+std::string approx_bytes(std::uint64_t b) {
+  return b >= 1'000'000'000 ? fmt::format("{:.1f} GB", double(b) * 1e-9)
+         : b >= 1'000'000   ? fmt::format("{:.1f} MB", double(b) * 1e-6)
+                            : fmt::format("{} bytes", b);
+}
+
 void check_memory(const NetworkSize& s, std::string_view who) {
   const MemoryNeed need = estimate_memory(s);
   if (need.total() <= memory_limit()) return;
-  const auto size = [](std::uint64_t b) {
-    return b >= 1'000'000'000 ? fmt::format("{:.1f} GB", double(b) * 1e-9)
-           : b >= 1'000'000   ? fmt::format("{:.1f} MB", double(b) * 1e-6)
-                              : fmt::format("{} bytes", b);
-  };
+  const auto size = approx_bytes;
   throw std::length_error(fmt::format(
       "{} needs about {} ({} of routing tables for {} switches, {} NICs and {} links, {} flows), "
       "above the {} limit (--max-memory; default 75% of this machine's memory): make the "

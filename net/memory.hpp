@@ -3,6 +3,7 @@
 // estimate needs only counts, so a topology builder refuses a cluster too large for the machine
 // before making it, and a Network before building its tables.
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "net/topology/topology.hpp"
@@ -30,6 +31,9 @@ struct MemoryNeed {
   std::uint64_t total() const { return topology + routes + parts; }
 };
 MemoryNeed estimate_memory(const NetworkSize& s);
+
+// An estimate for a message: "41.2 GB", "3.4 MB", "512 bytes".
+std::string approx_bytes(std::uint64_t bytes);
 
 // Throws std::length_error when the estimate passes memory_limit(), naming the sizes;
 // `who` starts the message (a topology kind, or "this network").
