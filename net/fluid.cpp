@@ -108,12 +108,12 @@ void Fluid::wake(Ctx& ctx, std::uint64_t generation) {
   if (generation != generation_) return;  // superseded
   wake_at_ = -1;
   const core::Time now = ctx.now();
-  while (!due_.empty() && due_.front().at <= now) {
-    const Due d = due_.front();
-    std::pop_heap(due_.begin(), due_.end(), std::greater<>());
-    due_.pop_back();
+  const auto current = [&](std::uint32_t f, std::uint32_t v) { return v == state_[f].version; };
+  for (const core::DueHeap::Entry* d; (d = due_.top(current)) && d->at <= now;) {
+    const std::uint32_t f = d->id;
+    due_.pop();
     // Nothing changed its rate or boundary since this was set: it is there now.
-    if (d.version == state_[d.flow].version && state_[d.flow].active) reach(ctx, d.flow);
+    if (state_[f].active) reach(ctx, f);
   }
   settle(now);
   schedule_next(ctx);
@@ -183,17 +183,14 @@ void Fluid::set_due(core::Time now, std::uint32_t f) {
   ++s.version;
   const double wait = std::ceil(std::max(0.0, double(boundary(f)) - sent_at(s, now)) / s.rate);
   if (!(wait < double(core::kTimeMax - now))) return;  // never, at this rate
-  due_.push_back({now + core::Time(wait), f, s.version});
-  std::push_heap(due_.begin(), due_.end(), std::greater<>());
+  due_.push(now + core::Time(wait), f, s.version);
 }
 
 void Fluid::schedule_next(Ctx& ctx) {
-  while (!due_.empty() && due_.front().version != state_[due_.front().flow].version) {
-    std::pop_heap(due_.begin(), due_.end(), std::greater<>());
-    due_.pop_back();
-  }
-  if (due_.empty()) return;
-  const core::Time next = due_.front().at;
+  const core::DueHeap::Entry* first =
+      due_.top([&](std::uint32_t f, std::uint32_t v) { return v == state_[f].version; });
+  if (!first) return;
+  const core::Time next = first->at;
   if (wake_at_ >= 0 && wake_at_ <= next) return;  // an earlier wake will look again
   wake_at_ = next;
   ctx.schedule(next - ctx.now(), Network::kFluidWake, Network::Payload{.c = ++generation_});

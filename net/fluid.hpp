@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/due_heap.hpp"
 #include "core/max_min.hpp"
 #include "core/time.hpp"
 #include "net/config.hpp"
@@ -73,11 +74,6 @@ class Fluid {
     bool active = false;
     bool joined = false, moved = false;  // listed in joined_ / moved_ for the next settle
   };
-  struct Due {
-    core::Time at;
-    std::uint32_t flow, version;
-    bool operator>(const Due& o) const { return at != o.at ? at > o.at : flow > o.flow; }
-  };
 
   double sent_at(const FlowState& s, core::Time now) const {
     return s.sent + s.rate * double(now - s.since);
@@ -110,7 +106,7 @@ class Fluid {
   // Changes since the last settle: flows that got bytes to send, and busy flows whose boundary
   // moved (a post) or that went on to their next message.
   std::vector<std::uint32_t> joined_, moved_;
-  std::vector<Due> due_;  // a min-heap of when flows reach their boundaries
+  core::DueHeap due_;  // when flows reach their boundaries
   std::uint64_t generation_ = 0;
   core::Time wake_at_ = -1;  // the pending wake's time (-1: none)
   NodeId first_agent_ = 0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -52,22 +51,14 @@ void NvlinkFluid::settle() {
     t.rate = shares_.rate(id);
     ++t.version;
     const double ps = std::ceil(t.left / t.rate);
-    due_.push_back({core::later(last_, ps, "an NVLink transfer"), id, t.version});
-    std::push_heap(due_.begin(), due_.end(), std::greater<>());
-  }
-}
-
-void NvlinkFluid::drop_stale() {
-  while (!due_.empty() && due_.front().version != transfers_[due_.front().id].version) {
-    std::pop_heap(due_.begin(), due_.end(), std::greater<>());
-    due_.pop_back();
+    due_.push(core::later(last_, ps, "an NVLink transfer"), id, t.version);
   }
 }
 
 core::Time NvlinkFluid::next_finish() {
   settle();
-  drop_stale();
-  return due_.empty() ? core::kTimeMax : due_.front().at;
+  const core::DueHeap::Entry* first = first_due();
+  return first ? first->at : core::kTimeMax;
 }
 
 void NvlinkFluid::finish(core::Time now, std::vector<std::uint64_t>& done) {
@@ -76,10 +67,9 @@ void NvlinkFluid::finish(core::Time now, std::vector<std::uint64_t>& done) {
     last_ = now;
   }
   completed_.clear();
-  for (drop_stale(); !due_.empty() && due_.front().at <= now; drop_stale()) {
-    const std::uint32_t id = due_.front().id;
-    std::pop_heap(due_.begin(), due_.end(), std::greater<>());
-    due_.pop_back();
+  for (const core::DueHeap::Entry* d; (d = first_due()) && d->at <= now;) {
+    const std::uint32_t id = d->id;
+    due_.pop();
     ++transfers_[id].version;  // done: no entry of its stays valid
     completed_.push_back(id);
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/due_heap.hpp"
 #include "core/max_min.hpp"
 #include "core/time.hpp"
 
@@ -43,15 +44,13 @@ class NvlinkFluid {
     std::uint64_t seq = 0;      // order of addition: completions come back in it
     std::uint32_t version = 0;  // of its entry in due_
   };
-  struct Due {
-    core::Time at;
-    std::uint32_t id, version;
-    bool operator>(const Due& o) const { return at != o.at ? at > o.at : id > o.id; }
-  };
   // Rates are shared out again lazily, once for all the changes made at one instant (at last_):
   // a ring step's completion typically ends one transfer and starts several.
   void settle();
-  void drop_stale();
+  // The earliest completion not superseded since it was set.
+  const core::DueHeap::Entry* first_due() {
+    return due_.top([&](std::uint32_t id, std::uint32_t v) { return v == transfers_[id].version; });
+  }
 
   int gpus_;
   core::Time last_ = 0;
@@ -59,7 +58,7 @@ class NvlinkFluid {
   std::uint32_t live_ = 0;
   core::MaxMinShares shares_;        // a GPU's egress is resource 2g, its ingress 2g + 1
   std::vector<Transfer> transfers_;  // by share id
-  std::vector<Due> due_;             // a min-heap of when transfers complete
+  core::DueHeap due_;                // when transfers complete
   std::vector<std::uint32_t> completed_;
 };
 
