@@ -2,6 +2,7 @@
 // Network parameters: switches, NICs, congestion control, routing. Every default carries its
 // source; the scenario layer (tools/) can override each one.
 #include <cstdint>
+#include <vector>
 
 #include "core/time.hpp"
 #include "net/cc/params.hpp"
@@ -85,11 +86,19 @@ struct NicConfig {
 // mechanisms, a few events per message).
 enum class Fidelity : std::uint8_t { kPacket, kFlow };
 
+// A link out of service from `down` until `up`, both directions (net/outages.hpp).
+struct LinkOutage {
+  LinkId link = 0;
+  core::Time down = 0;
+  core::Time up = core::kTimeMax;  // never back
+};
+
 struct NetworkConfig {
   SwitchConfig sw;
   NicConfig nic;
   cc::Params cc;
   Fidelity fidelity = Fidelity::kPacket;
+  std::vector<LinkOutage> outages;  // the scenario's cluster.failed_links
 };
 
 }  // namespace fabricsim::net

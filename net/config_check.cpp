@@ -35,6 +35,12 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
         "network.routing=spray and adaptive choose a path per packet; the flow fidelity routes "
         "each flow on its ECMP path: use network.routing=ecmp or simulation.fidelity: packet");
   }
+  if (cfg.fidelity == Fidelity::kFlow && !cfg.outages.empty()) {
+    // A fluid flow has no packets to lose and keeps its path for life.
+    throw std::invalid_argument(
+        "cluster.failed_links needs the packet level (frames lost on a failing link, recovered "
+        "by the transport, and routes that change mid-run): use simulation.fidelity: packet");
+  }
   if (cfg.cc.kind == cc::Kind::kHpcc && cfg.sw.routing != Routing::kEcmp) {
     // HPCC compares each hop's telemetry with the previous ACK's for the same hop; per-packet
     // routing mixes hops of different paths and the window collapses to its floor.

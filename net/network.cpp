@@ -47,7 +47,8 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
   validate(topo_);
   check_config(topo_, cfg_);
   check_memory();
-  routes_ = Routes::build(topo_);
+  outages_ = Outages(topo_, cfg_.outages);
+  const Routes& routes = outages_.routes(0);
   results_.resize(flows_.size());
   std::vector<core::Time> base_rtt(flows_.size());
   for (std::uint32_t f = 0; f < flows_.size(); ++f) {
@@ -63,7 +64,7 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
         static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.nic.mtu, fs.bytes));
     NodeId at = topo_.nics[fs.src_nic];
     while (at != topo_.nics[fs.dst_nic]) {
-      const PortId p = routes_.next_hops(at, fs.dst_nic)[0];
+      const PortId p = routes.next_hops(at, fs.dst_nic)[0];
       const Link& l = topo_.link_at(at, p);
       rtt += 2 * l.delay + serialization(data_wire_bytes(cfg_.nic.mtu), l.rate) +
              serialization(kAckWireBytes, l.rate);
@@ -95,10 +96,10 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
   }
   std::vector<std::uint16_t> flow_tag(flows_.size());
   for (std::uint32_t f = 0; f < flows_.size(); ++f) flow_tag[f] = flows_[f].tag;
-  ports_ = Ports(topo_, std::move(flow_tag));
-  switches_ = Switches(topo_, cfg_, routes_, ports_);
+  ports_ = Ports(topo_, std::move(flow_tag), &outages_);
+  switches_ = Switches(topo_, cfg_, outages_, ports_);
   nics_ = Nics(topo_, cfg_, flows_, results_, std::move(base_rtt), ports_);
-  if (flow_level()) fluid_ = Fluid(topo_, cfg_, routes_, flows_, results_, ports_);
+  if (flow_level()) fluid_ = Fluid(topo_, cfg_, routes, flows_, results_, ports_);
 }
 
 NetworkResult Network::run(const RunOptions& opt) {
@@ -200,7 +201,7 @@ NetworkResult Network::run(const RunOptions& opt) {
       s.paused += std::max<core::Time>(0, std::min(p.paused_until, r.end) - p.pause_began);
     }
     r.ports.push_back(s);
-    r.dropped += s.dropped_bytes;
+    r.dropped += s.dropped_bytes + s.lost_bytes;
   }
   r.tag_bytes = ports_.tag_bytes();
   const Nics::Totals t = nics_.totals();

@@ -23,6 +23,7 @@
 #include "net/host_agent.hpp"
 #include "net/memory.hpp"
 #include "net/nic.hpp"
+#include "net/outages.hpp"
 #include "net/packet.hpp"
 #include "net/port.hpp"
 #include "net/switch.hpp"
@@ -49,7 +50,7 @@ struct NetworkResult {
   std::uint64_t nic_data_sent = 0;      // payload bytes the NICs transmitted (with retransmissions)
   std::uint64_t nic_data_received = 0;  // payload bytes that reached a receiving NIC
   std::uint64_t delivered = 0;  // payload bytes accepted in order (= sum of flow sizes when done)
-  std::uint64_t dropped = 0;    // payload bytes dropped in switches
+  std::uint64_t dropped = 0;    // payload bytes dropped in switches or lost on failed links
   // When flows carry tags (FlowSpec::tag): per port, the payload bytes of data packets it sent
   // per tag, tag_bytes[port * tags + tag]; empty otherwise (every flow has tag 0).
   std::uint32_t tags = 0;
@@ -155,7 +156,7 @@ class Network {
   NetworkConfig cfg_;
   std::vector<FlowSpec> flows_;
   std::vector<FlowResult> results_;  // by flow
-  Routes routes_;
+  Outages outages_;                  // the link failures, and the routes in force between them
   Ports ports_;
   Switches switches_;
   Nics nics_;

@@ -7,8 +7,8 @@
 
 namespace fabricsim::net {
 
-Ports::Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag)
-    : topo_(&topo), flow_tag_(std::move(flow_tag)) {
+Ports::Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag, const Outages* outages)
+    : topo_(&topo), outages_(outages), flow_tag_(std::move(flow_tag)) {
   const auto top = std::max_element(flow_tag_.begin(), flow_tag_.end());
   tags_ = top == flow_tag_.end() || *top == 0 ? 0 : *top + 1u;
   const std::size_t n = topo.nodes.size();
@@ -37,6 +37,14 @@ void Ports::start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt, const T
     pt.stats.tx_data_bytes += pkt.payload;
     if (tags_ > 0)
       tag_bytes_[std::size_t{index(node, p)} * tags_ + flow_tag_[pkt.flow]] += pkt.payload;
+  }
+  // A frame sent into a failed link, or on the wire when it fails, never arrives; the port
+  // still spends its serialization time on it.
+  if (outages_ &&
+      outages_->loses(topo_->nodes[node].ports[p], ctx.now(), pt.free_at + link.delay)) {
+    ++pt.stats.lost;
+    if (pkt.type == PacketType::kData) pt.stats.lost_bytes += pkt.payload;
+    return;
   }
   // Store and forward: the packet is at the peer once its last bit has crossed the link.
   ctx.send_fifo(index(node, p), ser + link.delay, pkt, pkt.hops ? t : nullptr);

@@ -11,6 +11,7 @@
 #include "core/ring.hpp"
 #include "core/time.hpp"
 #include "net/context.hpp"
+#include "net/outages.hpp"
 #include "net/packet.hpp"
 #include "net/topology/topology.hpp"
 
@@ -25,6 +26,7 @@ struct PortStats {
   double queue_byte_ps = 0;           // integral of the data queue over time
   std::uint64_t ecn_marks = 0;
   std::uint64_t drops = 0, dropped_bytes = 0;  // data packets dropped on arrival at this port
+  std::uint64_t lost = 0, lost_bytes = 0;  // frames sent into a failed link (bytes: data payload)
   std::uint64_t pauses_sent = 0, pauses_received = 0;
   core::Time paused = 0;  // time this port's data class was paused by its peer
 };
@@ -71,7 +73,9 @@ class Ports {
  public:
   Ports() = default;
   // `flow_tag`: per flow, its FlowSpec::tag. With every tag 0 nothing is counted by tag.
-  Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag);
+  // `outages` (must outlive this object): links that fail during the run; frames on them are lost.
+  Ports(const Topology& topo, std::vector<std::uint16_t> flow_tag,
+        const Outages* outages = nullptr);
   static constexpr std::uint64_t bytes_per_port() { return sizeof(Port) + sizeof(PortId); }
 
   std::uint32_t index(NodeId n, PortId p) const { return base_[n] + p; }
@@ -105,6 +109,7 @@ class Ports {
 
  private:
   const Topology* topo_ = nullptr;
+  const Outages* outages_ = nullptr;
   std::vector<std::uint32_t> base_;  // node -> its port 0 in ports_; last: the port count
   std::vector<Port> ports_;
   std::vector<PortId> arrival_;  // by channel (sending port): the receiving port

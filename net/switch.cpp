@@ -10,9 +10,9 @@
 
 namespace fabricsim::net {
 
-Switches::Switches(const Topology& topo, const NetworkConfig& cfg, const Routes& routes,
+Switches::Switches(const Topology& topo, const NetworkConfig& cfg, const Outages& outages,
                    Ports& ports)
-    : topo_(&topo), cfg_(&cfg), routes_(&routes), ports_(&ports) {
+    : topo_(&topo), cfg_(&cfg), outages_(&outages), ports_(&ports) {
   const std::size_t n = topo.nodes.size();
   nic_index_ = topo.nic_index_of_nodes();
   buffers_.resize(n);
@@ -47,7 +47,7 @@ std::uint64_t Switches::xoff_threshold(NodeId sw) const {
 }
 
 PortId Switches::route(Ctx& ctx, NodeId sw, const Packet& pkt) {
-  const auto hops = routes_->next_hops(sw, nic_index_[pkt.dst]);
+  const auto hops = outages_->routes(ctx.now()).next_hops(sw, nic_index_[pkt.dst]);
   if (hops.size() == 1) return hops[0];
   const std::size_t hashed = ecmp_hash(pkt.src, pkt.dst, pkt.flow, sw) % hops.size();
   if (pkt.type != PacketType::kData) return hops[hashed];

@@ -6,6 +6,7 @@
 
 #include "core/time.hpp"
 #include "net/config.hpp"
+#include "net/outages.hpp"
 #include "net/packet.hpp"
 #include "net/port.hpp"
 #include "net/topology/routing.hpp"
@@ -16,8 +17,8 @@ namespace fabricsim::net {
 class Switches {
  public:
   Switches() = default;
-  // The routes and ports must outlive this object.
-  Switches(const Topology& topo, const NetworkConfig& cfg, const Routes& routes, Ports& ports);
+  // The outages (with their routes) and ports must outlive this object.
+  Switches(const Topology& topo, const NetworkConfig& cfg, const Outages& outages, Ports& ports);
   // What the tables of a network of `nodes` nodes and `ports` ports take (routes aside).
   static constexpr std::uint64_t bytes(std::uint64_t nodes, std::uint64_t ports) {
     return nodes * (sizeof(Buffer) + sizeof(std::uint32_t)) +
@@ -57,7 +58,7 @@ class Switches {
 
   const Topology* topo_ = nullptr;
   const NetworkConfig* cfg_ = nullptr;
-  const Routes* routes_ = nullptr;
+  const Outages* outages_ = nullptr;
   Ports* ports_ = nullptr;
   std::vector<std::uint32_t> nic_index_;    // node -> NIC index (routing tables are by NIC)
   std::vector<Buffer> buffers_;             // by node (unused for NICs)

@@ -124,12 +124,13 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
     }
   }
   // The busiest port, and totals over all ports.
-  std::uint64_t marks = 0, pauses = 0, drops = 0, max_queue = 0;
+  std::uint64_t marks = 0, pauses = 0, drops = 0, lost = 0, max_queue = 0;
   core::Time paused = 0;
   for (const net::PortStats& s : r.ports) {
     marks += s.ecn_marks;
     pauses += s.pauses_sent;
     drops += s.drops;
+    lost += s.lost;
     paused += s.paused;
     max_queue = std::max(max_queue, s.max_queue_bytes);
   }
@@ -142,9 +143,9 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
     out += fmt::format(
         "queues            max {} bytes; ECN marks {}; PFC pauses {} ({:.1f} us paused in all)\n",
         max_queue, marks, pauses, us(paused));
-    out +=
-        fmt::format("losses            {} packets dropped; {} bytes retransmitted; {} timeouts\n",
-                    drops, retx, timeouts);
+    out += fmt::format(
+        "losses            {} packets dropped; {}{} bytes retransmitted; {} timeouts\n", drops,
+        lost ? fmt::format("{} frames lost on failed links; ", lost) : "", retx, timeouts);
   }
   out += fmt::format("delivered         {} bytes; NICs sent {} payload bytes, received {}\n",
                      r.delivered, r.nic_data_sent, r.nic_data_received);
@@ -179,7 +180,7 @@ std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r,
                       const std::vector<std::string>& tag_names) {
   std::string out =
       "node,port,peer,rate_gbps,tx_bytes,tx_data_bytes,busy_pct,max_queue_bytes,mean_queue_bytes,"
-      "ecn_marks,drops,pauses_sent,pauses_received,paused_us";
+      "ecn_marks,drops,lost,pauses_sent,pauses_received,paused_us";
   for (const std::string& n : tag_names) out += ",data_bytes_" + csv_field(n);
   out += "\n";
   for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
@@ -187,11 +188,11 @@ std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r,
       const net::PortStats& s = r.ports[r.port_base[v] + p];
       const double span = r.end > 0 ? double(r.end) : 1;
       out +=
-          fmt::format("{},{},{},{},{},{},{:.3f},{},{:.1f},{},{},{},{},{:.3f}",
+          fmt::format("{},{},{},{},{},{},{:.3f},{},{:.1f},{},{},{},{},{},{:.3f}",
                       csv_field(topo.nodes[v].name), p, csv_field(topo.nodes[topo.peer(v, p)].name),
                       double(topo.link_at(v, p).rate) * 1e-9, s.tx_bytes, s.tx_data_bytes,
                       100 * double(s.busy) / span, s.max_queue_bytes, s.queue_byte_ps / span,
-                      s.ecn_marks, s.drops, s.pauses_sent, s.pauses_received, us(s.paused));
+                      s.ecn_marks, s.drops, s.lost, s.pauses_sent, s.pauses_received, us(s.paused));
       for (std::uint32_t t = 0; t < tag_names.size(); ++t) {
         out += fmt::format(",{}", r.data_bytes(r.port_base[v] + p, t));
       }

@@ -82,20 +82,22 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
                : slowdowns[std::min(slowdowns.size() - 1,
                                     std::size_t(q * double(slowdowns.size() - 1) + 0.5))];
   };
-  std::uint64_t drops = 0, marks = 0, pauses = 0;
+  std::uint64_t drops = 0, lost = 0, marks = 0, pauses = 0;
   for (const net::PortStats& p : r.ports) {
     drops += p.drops;
+    lost += p.lost;
     marks += p.ecn_marks;
     pauses += p.pauses_sent;
   }
   out += fmt::format(
       "\n  }},\n  \"results\": {{\n    \"flows\": {},\n    \"flows_finished\": {},\n"
       "    \"fct_mean_us\": {:.6f},\n    \"fct_max_us\": {:.6f},\n    \"end_us\": {:.6f},\n"
-      "    \"delivered_bytes\": {},\n    \"drops\": {},\n    \"ecn_marks\": {},\n"
+      "    \"delivered_bytes\": {},\n    \"drops\": {},\n    \"lost_on_failed_links\": {},\n"
+      "    \"ecn_marks\": {},\n"
       "    \"pfc_pauses\": {},\n    \"fct_slowdown_p50\": {:.4f},\n"
       "    \"fct_slowdown_p99\": {:.4f}\n  }},\n",
       r.flows.size(), done, done ? fct_sum / double(done) : 0.0, fct_max, double(r.end) * 1e-6,
-      r.delivered, drops, marks, pauses, slowdown_at(0.5), slowdown_at(0.99));
+      r.delivered, drops, lost, marks, pauses, slowdown_at(0.5), slowdown_at(0.99));
   const core::KernelStats& k = r.kernel;
   out += fmt::format(
       "  \"kernel\": {{\n    \"events\": {},\n    \"windows\": {},\n    \"threads\": {},\n"

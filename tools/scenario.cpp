@@ -276,6 +276,11 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   NetScenario net;
   net.topology = read_cluster(top.sub("cluster"));
   net.network = read_network(top.sub("network"));
+  net.network.outages = read_failed_links(top.sub("cluster"), net.topology);
+  if (sc.simulation.analytical && !net.network.outages.empty()) {
+    top.sub("cluster").fail_key("failed_links",
+                                "needs a network run; simulation.fidelity: analytical has none");
+  }
   if (sc.simulation.flow) net.network.fidelity = net::Fidelity::kFlow;
   try {
     net::check_config(net.topology, net.network);
@@ -315,6 +320,13 @@ Scenario parse(const std::string& text, ParseContext& ctx,
                    "simulation.fidelity: flow)");
       }
       net.training->comm = workload::CommMode::Analytical;
+    }
+    if (net.training->comm == workload::CommMode::Isolated && !net.network.outages.empty()) {
+      top.sub("cluster").fail_key(
+          "failed_links",
+          "need training.network: packet (isolated times each communication "
+          "alone on a fresh network, where a failure at a time of the run has "
+          "no place)");
     }
   } else {
     net.flows = read_flows(wl.sub("flows"), net.topology, sc.simulation.seed);

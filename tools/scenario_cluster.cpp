@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compute/gpu.hpp"
+#include "net/outages.hpp"
 #include "net/topology/build.hpp"
 #include "net/topology/validate.hpp"
 #include "tools/scenario_parts.hpp"
@@ -262,35 +263,42 @@ net::Topology build(const Section& c, const std::string& kind) {
   return net::torus(p);
 }
 
+// The links between the nodes named by `s`'s keys "a" and "b" (parallel links are all of them).
+std::vector<net::LinkId> links_between(const Section& s, const net::Topology& topo) {
+  const auto node = [&](const char* key) {
+    const std::string name = s.text(key);
+    for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
+      if (topo.nodes[v].name == name) return v;
+    }
+    s.fail_key(key, fmt::format("no node '{}' in this cluster ('fabricsim topo SCENARIO --dot "
+                                "FILE' writes every node's name)",
+                                name));
+  };
+  const net::NodeId a = node("a"), b = node("b");
+  std::vector<net::LinkId> found;
+  for (net::LinkId i = 0; i < topo.links.size(); ++i) {
+    const net::Link& l = topo.links[i];
+    if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) found.push_back(i);
+  }
+  if (found.empty()) {
+    s.fail_key("b", fmt::format("no link joins {} and {}", topo.nodes[a].name, topo.nodes[b].name));
+  }
+  return found;
+}
+
 // `degraded_links`: links that run below their built rate (a flapping optic, a port that
 // negotiated a lower speed): every link between nodes a and b, both directions, at `rate`.
 void degrade_links(const Section& c, net::Topology& topo) {
   for (const Section& s : c.items("degraded_links")) {
     s.only({"a", "b", "rate"});
-    const auto node = [&](const char* key) {
-      const std::string name = s.text(key);
-      for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
-        if (topo.nodes[v].name == name) return v;
-      }
-      s.fail_key(key, fmt::format("no node '{}' in this cluster ('fabricsim topo SCENARIO --dot "
-                                  "FILE' writes every node's name)",
-                                  name));
-    };
-    const net::NodeId a = node("a"), b = node("b");
+    const std::vector<net::LinkId> links = links_between(s, topo);
     const net::Bps rate = s.rate("rate", std::nullopt);
-    std::size_t found = 0;
-    for (net::Link& l : topo.links) {
-      if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) {
-        if (rate > l.rate) {
-          s.fail_key("rate", fmt::format("is above the link's own rate ({} bps)", l.rate));
-        }
-        l.rate = rate;
-        ++found;
+    for (const net::LinkId i : links) {
+      net::Link& l = topo.links[i];
+      if (rate > l.rate) {
+        s.fail_key("rate", fmt::format("is above the link's own rate ({} bps)", l.rate));
       }
-    }
-    if (found == 0) {
-      s.fail_key("b",
-                 fmt::format("no link joins {} and {}", topo.nodes[a].name, topo.nodes[b].name));
+      l.rate = rate;
     }
   }
 }
@@ -310,7 +318,7 @@ net::Topology read_cluster(const Section& c) {
                                      "dragonfly", "torus", "mesh", "custom"});
   const auto mine =
       std::find_if(table.begin(), table.end(), [&](const KindKeys& k) { return k.kind == kind; });
-  std::vector<std::string_view> allowed{"topology", "host", "degraded_links"};
+  std::vector<std::string_view> allowed{"topology", "host", "degraded_links", "failed_links"};
   if (kind != "custom") allowed.push_back("nic_link");
   allowed.insert(allowed.end(), mine->keys.begin(), mine->keys.end());
   c.only(allowed, [&](const std::string& key) -> std::string {
@@ -335,6 +343,29 @@ net::Topology read_cluster(const Section& c) {
   }
   degrade_links(c, topo);
   return topo;
+}
+
+// `failed_links`: every link between nodes a and b goes down at `at` and comes back at `until`
+// (never, without it); net/outages.hpp says what that does.
+std::vector<net::LinkOutage> read_failed_links(const Section& c, const net::Topology& topo) {
+  std::vector<net::LinkOutage> out;
+  for (const Section& s : c.items("failed_links")) {
+    s.only({"a", "b", "at", "until"});
+    const std::vector<net::LinkId> links = links_between(s, topo);
+    const core::Time at = s.time("at", std::nullopt, 0);
+    const core::Time until = s.has("until") ? s.time("until", std::nullopt, 1) : core::kTimeMax;
+    if (until <= at) {
+      s.fail_key("until", fmt::format("({:.3f} us) must be after 'at' ({:.3f} us)",
+                                      double(until) * 1e-6, double(at) * 1e-6));
+    }
+    for (const net::LinkId l : links) out.push_back({l, at, until});
+  }
+  try {
+    net::Outages(topo, out);  // NIC links down for good, a fabric cut in two
+  } catch (const std::invalid_argument& e) {
+    c.fail_key("failed_links", e.what());
+  }
+  return out;
 }
 
 }  // namespace fabricsim::tools

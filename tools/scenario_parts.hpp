@@ -12,6 +12,8 @@ namespace fabricsim::tools {
 
 // `cluster`: builds and validates the topology (TopologyError becomes a ScenarioError).
 net::Topology read_cluster(const Section& cluster);
+// `cluster.failed_links` on the built topology.
+std::vector<net::LinkOutage> read_failed_links(const Section& cluster, const net::Topology& topo);
 
 // `network`: switches, NICs, congestion control, routing.
 net::NetworkConfig read_network(const Section& network);

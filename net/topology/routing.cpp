@@ -13,9 +13,14 @@ namespace {
 
 constexpr std::uint32_t kUnreached = std::numeric_limits<std::uint32_t>::max();
 
-// Hop distance from `from` to every node.
-void bfs(const Topology& t, NodeId from, std::vector<std::uint32_t>& dist,
-         std::vector<NodeId>& queue) {
+bool usable(const Topology& t, std::span<const std::uint8_t> link_down, NodeId n, PortId p) {
+  return link_down.empty() || !link_down[t.nodes[n].ports[p]] ||
+         t.nodes[n].kind == NodeKind::kNic || t.nodes[t.peer(n, p)].kind == NodeKind::kNic;
+}
+
+// Hop distance from `from` to every node over the usable links.
+void bfs(const Topology& t, std::span<const std::uint8_t> link_down, NodeId from,
+         std::vector<std::uint32_t>& dist, std::vector<NodeId>& queue) {
   std::fill(dist.begin(), dist.end(), kUnreached);
   queue.clear();
   dist[from] = 0;
@@ -23,6 +28,7 @@ void bfs(const Topology& t, NodeId from, std::vector<std::uint32_t>& dist,
   for (std::size_t head = 0; head < queue.size(); ++head) {
     const NodeId n = queue[head];
     for (PortId p = 0; p < t.nodes[n].ports.size(); ++p) {
+      if (!usable(t, link_down, n, p)) continue;
       const NodeId m = t.peer(n, p);
       if (dist[m] == kUnreached) {
         dist[m] = dist[n] + 1;
@@ -34,7 +40,7 @@ void bfs(const Topology& t, NodeId from, std::vector<std::uint32_t>& dist,
 
 }  // namespace
 
-Routes Routes::build(const Topology& t) {
+Routes Routes::build(const Topology& t, std::span<const std::uint8_t> link_down) {
   Routes r;
   const auto n_nodes = static_cast<std::uint32_t>(t.nodes.size());
   r.is_nic_.assign(n_nodes, 0);
@@ -77,7 +83,7 @@ Routes Routes::build(const Topology& t) {
   std::vector<NodeId> queue;
   std::vector<PortId> list;
   for (std::uint32_t a = 0; a < anchors.size(); ++a) {
-    bfs(t, anchors[a], dist, queue);
+    bfs(t, link_down, anchors[a], dist, queue);
     for (NodeId n = 0; n < n_nodes; ++n) {
       if (dist[n] == kUnreached) {
         throw TopologyError("routes: " + t.nodes[n].name + " cannot reach " +
@@ -88,7 +94,7 @@ Routes Routes::build(const Topology& t) {
       const NodeId sw = switches[s];
       list.clear();
       for (PortId p = 0; p < t.nodes[sw].ports.size(); ++p) {
-        if (dist[t.peer(sw, p)] + 1 == dist[sw]) list.push_back(p);
+        if (usable(t, link_down, sw, p) && dist[t.peer(sw, p)] + 1 == dist[sw]) list.push_back(p);
       }
       const auto [it, fresh] = interned.emplace(list, static_cast<std::uint32_t>(r.ports_.size()));
       if (fresh) r.ports_.insert(r.ports_.end(), list.begin(), list.end());

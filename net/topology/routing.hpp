@@ -19,7 +19,9 @@ namespace fabricsim::net {
 class Routes {
  public:
   // Throws TopologyError if a NIC does not have exactly one link or a node cannot reach a NIC.
-  static Routes build(const Topology& t);
+  // `link_down` (by link, when given): links to route around; a NIC's own link is never avoided
+  // (it has no other), so only switch-to-switch entries matter.
+  static Routes build(const Topology& t, std::span<const std::uint8_t> link_down = {});
 
   // Egress ports of `at` on shortest paths to NIC `dst_nic` (index into Topology::nics); empty
   // at the NIC itself. Valid while this Routes lives.
