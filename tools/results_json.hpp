@@ -1,6 +1,10 @@
 #pragma once
 // results.json: the resolved configuration and the headline results of a network run, for
-// scripts. `schema` is bumped whenever a field changes meaning.
+// scripts. Written with nlohmann-json (Debian's nlohmann-json3-dev: header-only, keeps the
+// fields in the order written): numbers are JSON numbers, and each config key is spelled as
+// --set takes it (list items as `list.0`), with numbers and booleans typed and values with
+// units as the scenario spells them ("100Gbps"). `schema` is bumped whenever a field changes
+// meaning (2: typed values and --set keys; 1 had every config value as a string).
 #include <string>
 
 #include <vector>
@@ -12,7 +16,7 @@
 
 namespace fabricsim::tools {
 
-inline constexpr int kResultsSchema = 1;
+inline constexpr int kResultsSchema = 2;
 
 std::string results_json(const Scenario& sc, const net::NetworkResult& r);
 // A collectives (busbw) run: sizes, average and best bus bandwidth, the largest size's figures.

@@ -1,7 +1,9 @@
 #include "tools/sweep.hpp"
 
 #include <fmt/format.h>
+
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include <set>
 #include <stdexcept>
@@ -198,36 +200,39 @@ void check_points(const Sweep& s, const std::string& text, const std::string& na
   }
 }
 
+namespace {
+
+nlohmann::json parse_results(const std::string& results_json, const std::string& name) {
+  nlohmann::json doc = nlohmann::json::parse(results_json, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("results") ||
+      !doc["results"].is_object()) {
+    throw std::runtime_error(name + ": no \"results\" object (not written by fabricsim run?)");
+  }
+  return doc;
+}
+
+}  // namespace
+
 std::vector<std::string_view> headline_fields(const std::string& results_json) {
-  if (results_json.find("\"avg_busbw_GBps\":") != std::string::npos) {
+  const nlohmann::json doc = parse_results(results_json, "results.json");
+  const nlohmann::json& res = doc["results"];
+  if (res.contains("avg_busbw_GBps")) {
     return {kCollectiveHeadline.begin(), kCollectiveHeadline.end()};
   }
-  if (results_json.find("\"iteration_s\":") != std::string::npos) {
-    return {kTrainingHeadline.begin(), kTrainingHeadline.end()};
-  }
+  if (res.contains("iteration_s")) return {kTrainingHeadline.begin(), kTrainingHeadline.end()};
   return {kHeadline.begin(), kHeadline.end()};
 }
 
 std::vector<std::string> read_headline(const std::string& results_json, const std::string& name) {
-  // results.json is written by results_json() alone, and its "results" object is flat: a reader
-  // for that one shape is all sweep needs.
-  const std::string open = "\"results\": {";
-  const std::size_t begin = results_json.find(open);
-  const std::size_t end = results_json.find('}', begin);
-  if (begin == std::string::npos || end == std::string::npos) {
-    throw std::runtime_error(name + ": no \"results\" object (not written by fabricsim run?)");
-  }
-  const std::string body = results_json.substr(begin + open.size(), end - begin - open.size());
+  const nlohmann::json doc = parse_results(results_json, name);
+  const nlohmann::json& res = doc["results"];
   std::vector<std::string> out;
   for (std::string_view field : headline_fields(results_json)) {
-    const std::string tag = fmt::format("\"{}\":", field);
-    std::size_t at = body.find(tag);
-    if (at == std::string::npos) {
+    const auto it = res.find(std::string(field));
+    if (it == res.end()) {
       throw std::runtime_error(fmt::format("{}: \"results\" has no \"{}\"", name, field));
     }
-    at = body.find_first_not_of(' ', at + tag.size());
-    const std::size_t stop = body.find_first_of(",\n", at);
-    out.push_back(body.substr(at, stop == std::string::npos ? std::string::npos : stop - at));
+    out.push_back(it->is_string() ? it->get<std::string>() : it->dump());
   }
   return out;
 }

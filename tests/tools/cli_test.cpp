@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -383,8 +384,16 @@ TEST_CASE("fabricsim run on several jobs: one summary per job, the fabric's once
   REQUIRE_THAT(o.text, Catch::Contains("== shared fabric until the last job ends"));
   std::ifstream f("build/cli_test_out/jobs/results.json");
   const std::string json((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  REQUIRE_THAT(json, Catch::Contains("\"jobs\": [") && Catch::Contains("\"name\": \"b\"") &&
-                         Catch::Contains("\"start_s\": 0.020000"));
+  // Typed: read back with a JSON library, numbers are numbers and keys are as --set spells them.
+  const nlohmann::json doc = nlohmann::json::parse(json);
+  REQUIRE(doc.at("schema") == 2);
+  REQUIRE(doc.at("config").at("simulation.seed") == 1);
+  REQUIRE(doc.at("config").at("training.jobs.1.name") == "b");
+  const nlohmann::json& jobs = doc.at("results").at("jobs");
+  REQUIRE(jobs.size() == 2);
+  REQUIRE(jobs.at(1).at("name") == "b");
+  REQUIRE(jobs.at(1).at("start_s").get<double>() == Approx(0.02));
+  REQUIRE(jobs.at(0).at("iteration_s").get<double>() > 0);
   REQUIRE(std::ifstream("build/cli_test_out/jobs/trace_b.json").good());
   // Which job's data crossed each link.
   REQUIRE_THAT(o.text, Catch::Contains("busiest links (busy share of the run): ") &&
