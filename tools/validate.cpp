@@ -37,9 +37,9 @@ std::vector<ValidationEntry> load_manifest(const std::string& path) {
     }
     for (const auto& kv : item) {
       const std::string key = kv.first.as<std::string>();
-      if (key != "dataset" && key != "scenario" && key != "set" && key != "gap") {
+      if (key != "dataset" && key != "scenario" && key != "set" && key != "gap" && key != "scale") {
         throw ScenarioError(
-            fmt::format("{}: unknown key '{}' (dataset, scenario, set, gap)", where, key));
+            fmt::format("{}: unknown key '{}' (dataset, scenario, set, gap, scale)", where, key));
       }
     }
     ValidationEntry e;
@@ -47,6 +47,7 @@ std::vector<ValidationEntry> load_manifest(const std::string& path) {
     e.data = (dir / data_dir / (e.dataset + ".csv")).lexically_normal().string();
     e.scenario = (dir / item["scenario"].as<std::string>()).lexically_normal().string();
     if (item["gap"]) e.gap = item["gap"].as<std::string>();
+    if (item["scale"]) e.scale = item["scale"].as<bool>();
     if (item["set"]) {
       for (const YAML::Node& s : item["set"]) e.sets.push_back(s.as<std::string>());
     }

@@ -236,6 +236,14 @@ TEST_CASE("fabricsim validate is a CI gate: exit status, bars and known gaps", "
   REQUIRE(missed.status == 1);
   REQUIRE_THAT(missed.text, Catch::Contains("known gap"));
   REQUIRE(run(gap + " --ignore-known-gaps").status == 0);
+  // Cluster-scale datasets (minutes each) run only when asked for: --scale, or by name.
+  const Out quick = run("validate --fidelity analytical --ignore-known-gaps");
+  REQUIRE_THAT(quick.text, Catch::Contains("2 cluster-scale datasets not run") &&
+                               !Catch::Contains("alps-gh200_128node"));
+  const Out named = run(
+      "validate --fidelity analytical --dataset allreduce_alps-gh200_128node_512gpu_slingshot11");
+  REQUIRE_THAT(named.text, Catch::Contains("alps-gh200_128node") &&
+                               !Catch::Contains("cluster-scale datasets not run"));
   const Out bad = run(ring + " --max-error ten");
   REQUIRE(bad.status == 1);
   REQUIRE_THAT(bad.text, Catch::Contains("--max-error ten: expected a percentage"));
