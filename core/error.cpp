@@ -31,7 +31,7 @@ void throw_beyond_horizon(NodeId from, NodeId to, Time now, Time delay) {
   throw HorizonError(fmt::format(
       "simulated time would overflow: node {} at t={} scheduled an event for node {} {} later, "
       "beyond the largest simulated time ({}); a time, rate or size in the run is too large",
-      from, format_time(now), to, format_time(delay), format_time(kTimeMax)));
+      from, format_time(now), to, format_time(delay), kHorizonText));
 }
 
 namespace {
@@ -40,7 +40,7 @@ namespace {
   throw HorizonError(fmt::format(
       "simulated time would overflow: {} started at t={} would end {:.3g} s later, beyond the "
       "largest simulated time ({}); a time, rate or size in the run is too large",
-      what, format_time(now), d * 1e-12, format_time(kTimeMax)));
+      what, format_time(now), d * 1e-12, kHorizonText));
 }
 
 }  // namespace

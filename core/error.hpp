@@ -26,6 +26,9 @@ class HorizonError : public std::overflow_error {
   using std::overflow_error::overflow_error;
 };
 
+// kTimeMax in words, for messages (format_time prints it as "inf", which reads as no limit).
+inline constexpr const char* kHorizonText = "2^63 ps, about 106.7 days";
+
 [[noreturn]] void throw_past_event(NodeId from, NodeId to, Time now, Time delay);
 [[noreturn]] void throw_too_soon(NodeId from, NodeId to, LpId from_lp, LpId to_lp, Time now,
                                  Time delay, Time lookahead);

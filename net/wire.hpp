@@ -41,11 +41,18 @@ inline constexpr std::uint32_t kCnpWireBytes = padded_wire_bytes(
 // An 802.1Qbb PFC frame is a minimum-size MAC control frame.
 inline constexpr std::uint32_t kPauseWireBytes = padded_wire_bytes(kMinFrame);
 
+[[noreturn]] void throw_too_long_on_wire(std::uint64_t bytes, Bps rate);
+
 // Time to put `bytes` on a link of `rate`, rounded up to a whole picosecond.
+// Throws core::HorizonError when that time passes the largest simulated time.
 inline Time serialization(std::uint64_t bytes, Bps rate) {
   const unsigned __int128 bits_ps =
       static_cast<unsigned __int128>(bytes) * 8 * 1'000'000'000'000ULL;
-  return static_cast<Time>((bits_ps + rate - 1) / rate);
+  const unsigned __int128 t = (bits_ps + rate - 1) / rate;
+  if (t > static_cast<unsigned __int128>(core::kTimeMax)) [[unlikely]] {
+    throw_too_long_on_wire(bytes, rate);
+  }
+  return static_cast<Time>(t);
 }
 
 }  // namespace fabricsim::net

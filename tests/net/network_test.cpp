@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "core/error.hpp"
 #include "net/ecn.hpp"
 #include "net/wire.hpp"
 #include "tests/net/net_fixtures.hpp"
@@ -31,6 +32,26 @@ TEST_CASE("one flow on an idle path runs at wire goodput with the path's latency
   REQUIRE(r.flows[0].slowdown() == Approx(1).epsilon(0.005));
   REQUIRE(r.flows[0].retransmitted_bytes == 0);
   REQUIRE(total_drops(r) == 0);
+}
+
+TEST_CASE("a frame whose time on the wire passes the simulated horizon is an error", "[net]") {
+  // 1 GB at 1 bps: 8e9 s, past int64 picoseconds (about 106.7 days); 1 GB at 1 Gbps is 8 s.
+  REQUIRE(serialization(1'000'000'000, kGbps) == 8 * core::kSecond);
+  REQUIRE_THROWS_AS(serialization(1'000'000'000, 1), core::HorizonError);
+  REQUIRE_THROWS_WITH(
+      serialization(1'000'000'000, 1),
+      Catch::Contains("1000000000 bytes on a 1 bps link") && Catch::Contains("about 106.7 days"));
+  // A 1 TB flow on 1 kbps NICs: its unloaded time alone passes the horizon, refused up front.
+  const Topology topo = [] {
+    SingleParams p;
+    p.hosts = 2;
+    p.host = plain_host();
+    p.nic = {1000, kDelay};
+    return single(p);
+  }();
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  cfg.nic.rto = 1000 * core::kSecond;  // above the round trip of a packet at 1 kbps
+  REQUIRE_THROWS_AS(Network(topo, cfg, {{0, 1, 1'000'000'000'000, 0}}), core::HorizonError);
 }
 
 TEST_CASE("a queue pair's own rate limit paces it below the line rate", "[net]") {
