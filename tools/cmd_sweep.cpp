@@ -297,6 +297,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   write_atomically(dir.string(), "sweep.csv", sweep_csv(s, fields, rows));
   std::printf("wrote %s (%zu points)\n", (dir / "sweep.csv").c_str(), n);
+  // Every point's long tables, joined on `point` beside sweep.csv.
+  for (const char* table : {"busbw.csv", "flows.csv", "fct_slowdown.csv"}) {
+    if (!fs::exists(points / point_dir(0) / table)) continue;
+    std::vector<std::string> tables;
+    for (std::size_t i = 0; i < n; ++i) tables.push_back(read_file(points / point_dir(i) / table));
+    write_atomically(dir.string(), table, long_csv(s, tables, table));
+    std::printf("wrote %s (every point's rows)\n", (dir / table).c_str());
+  }
   return 0;
 }
 

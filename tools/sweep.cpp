@@ -252,4 +252,33 @@ std::string sweep_csv(const Sweep& s, const std::vector<std::string_view>& field
   return out;
 }
 
+std::string long_csv(const Sweep& s, const std::vector<std::string>& tables,
+                     const std::string& name) {
+  std::string prefix = "point";
+  for (const std::string& k : s.keys) prefix += "," + csv_field(k);
+  std::string header, out;
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    const std::string& t = tables[i];
+    const std::size_t eol = t.find('\n');
+    const std::string head = t.substr(0, eol);
+    if (i == 0) {
+      header = head;
+      out = prefix + "," + header + "\n";
+    } else if (head != header) {
+      throw std::runtime_error(
+          fmt::format("{}: point {} has other columns than point 1 ('{}' against '{}')", name,
+                      i + 1, head, header));
+    }
+    std::string cells = std::to_string(i + 1);
+    for (const std::string& v : s.points.at(i)) cells += "," + csv_field(v);
+    for (std::size_t at = eol == std::string::npos ? t.size() : eol + 1; at < t.size();) {
+      std::size_t end = t.find('\n', at);
+      if (end == std::string::npos) end = t.size();
+      if (end > at) out += cells + "," + t.substr(at, end - at) + "\n";
+      at = end + 1;
+    }
+  }
+  return out;
+}
+
 }  // namespace fabricsim::tools

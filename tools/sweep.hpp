@@ -69,4 +69,11 @@ std::vector<std::string> read_headline(const std::string& results_json, const st
 std::string sweep_csv(const Sweep& s, const std::vector<std::string_view>& fields,
                       const std::vector<std::vector<std::string>>& rows);
 
+// The long tables every point wrote (busbw.csv, flows.csv, fct_slowdown.csv) joined into one:
+// point,<each swept key>,<the table's columns>, every row of every point, so that the table
+// joins sweep.csv on `point`. tables[i] is point i's CSV text; each must have the first one's
+// header, or std::runtime_error names `name` and the point.
+std::string long_csv(const Sweep& s, const std::vector<std::string>& tables,
+                     const std::string& name);
+
 }  // namespace fabricsim::tools

@@ -167,6 +167,17 @@ TEST_CASE("sweep: headline results come from results.json and make one CSV row",
           "4.0,3,7,0,2.5,2.5\n");
 }
 
+TEST_CASE("sweep: long tables join every point's rows behind its point and swept values",
+          "[sweep]") {
+  tools::Sweep s;
+  s.keys = {"network.cc"};
+  s.points = {{"dcqcn"}, {"a,b"}};
+  REQUIRE(tools::long_csv(s, {"size,busbw\n8,1.5\n16,2.5\n", "size,busbw\n8,3.5\n"}, "t") ==
+          "point,network.cc,size,busbw\n1,dcqcn,8,1.5\n1,dcqcn,16,2.5\n2,\"a,b\",8,3.5\n");
+  REQUIRE_THROWS_WITH(tools::long_csv(s, {"size,busbw\n", "size,algbw\n"}, "busbw.csv"),
+                      Catch::Contains("busbw.csv: point 2 has other columns"));
+}
+
 TEST_CASE("sweep end to end: -j 2 matches -j 1, and an interrupted sweep resumes", "[sweep][cli]") {
   const std::string tiny = "tests/data/sweep/tiny.yaml";
   const fs::path one = scratch("j1"), two = scratch("j2");
@@ -181,6 +192,13 @@ TEST_CASE("sweep end to end: -j 2 matches -j 1, and an interrupted sweep resumes
   REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 5);
   REQUIRE_THAT(csv, Catch::Contains("\n1,dcqcn,16KB,1,3,"));
   REQUIRE_THAT(csv, Catch::Contains("\n4,hpcc,256KB,2,3,"));
+
+  // Every point's flows joined into one long table, keyed by point and the swept values.
+  const std::string flows = slurp(one / "flows.csv");
+  REQUIRE_THAT(flows, Catch::StartsWith("point,network.cc,workload.flows.size,simulation.seed,"
+                                        "flow,src,dst,bytes,"));
+  REQUIRE(std::count(flows.begin(), flows.end(), '\n') == 1 + 4 * 3);  // 3 flows a point
+  REQUIRE_THAT(flows, Catch::Contains("\n4,hpcc,256KB,2,2,"));
 
   const Out b = run("sweep " + tiny + " -j 2 --out " + two.string());
   INFO(b.text);
