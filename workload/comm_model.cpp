@@ -6,6 +6,7 @@
 #include <map>
 
 #include "collectives/plan.hpp"
+#include "core/error.hpp"
 #include "net/wire.hpp"
 
 namespace fabricsim::workload {
@@ -14,8 +15,10 @@ namespace {
 
 using collectives::RankInfo;
 
+// A closed form's duration, checked: a size or rate out of scale is a HorizonError, not a
+// wrapped time.
 core::Time seconds(double s) {
-  return static_cast<core::Time>(std::ceil(s * 1e12));
+  return core::later(0, std::ceil(s * 1e12), "a communication timed by a closed form");
 }
 
 // A GPU's usable NVLink (or PCIe) bandwidth inside its host, bytes per second.

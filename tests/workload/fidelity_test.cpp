@@ -6,6 +6,7 @@
 
 #include "collectives/busbw.hpp"
 #include "compute/gpu.hpp"
+#include "core/error.hpp"
 #include "net/topology/build.hpp"
 #include "net/wire.hpp"
 #include "tests/workload/test_clusters.hpp"
@@ -153,6 +154,12 @@ TEST_CASE("analytical: point-to-point closed forms on the scenario's hardware",
   const collectives::RankLayout four = members({0, 1, 2, 3});
   REQUIRE(double(model_communication(call, four, topo, cfg, params)) ==
           Approx(collectives::model_time(call, four).time_us * 1e6).epsilon(1e-9));
+  // A size whose closed form passes the largest simulated time (2^63 ps) is an error, not a
+  // wrapped time: 2^60 bytes through a 50 GB/s NIC take ~730 years.
+  call.op = collectives::Op::SendRecv;
+  call.bytes = 1ULL << 60;
+  REQUIRE_THROWS_AS(model_communication(call, members({0, 2}), topo, cfg, params),
+                    core::HorizonError);
 }
 
 TEST_CASE(
