@@ -53,7 +53,6 @@ struct Hardware {
   double bw_inter_gbps = 12.0;  // NET_BW 100 Gb/s, src/graph/topo.h (nccl-facts.md §3)
   int max_channels = 16;        // channels the graph search found (ring and tree)
   bool nvls = false;            // NVSwitch with NVLink SHARP (Hopper+ with NVLS enabled)
-  int nvls_channels = 16;       // SM90 default, src/transport/nvls.cc (nccl-facts.md §1)
   Cpu cpu = Cpu::Intel;
   NicPath nic_path = NicPath::PcieSwitch;
   int nccl_version = kNcclVersionModelled;

@@ -170,14 +170,15 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
     }
     return size;
   };
+  const auto tree_chunk = [&]() -> std::uint64_t {
+    if (call.chunk_bytes > 0) return call.chunk_bytes;
+    const int ppn = static_cast<int>(hosts.ranks.front().size());
+    const int nodes = static_cast<int>(hosts.ranks.size());
+    return nvls_tree_chunk(call.bytes, plan.channels, ppn, nvls_setup(layout.hw, nodes, ppn));
+  };
   // The smallest piece one step moves: ring chunks are cut into slices; NVLSTree has its own.
   const auto piece = [&]() -> std::uint64_t {
-    if (plan.algo == Algo::NvlsTree) {
-      return call.chunk_bytes > 0 ? call.chunk_bytes
-                                  : nvls_tree_chunk(call.bytes, plan.channels,
-                                                    static_cast<int>(hosts.ranks.front().size()),
-                                                    static_cast<int>(hosts.ranks.size()));
-    }
+    if (plan.algo == Algo::NvlsTree) return tree_chunk();
     if (plan.algo == Algo::Ring && plan.op != Op::Broadcast && plan.op != Op::Reduce) {
       return chunk(true) / static_cast<std::uint64_t>(chunk_steps(plan.op, plan.algo, plan.proto) /
                                                       slice_steps(plan.op, plan.algo, plan.proto));
@@ -203,12 +204,7 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
       build_nvls_allreduce(b, plan, hosts, chunk(true));
       break;
     case Algo::NvlsTree:
-      build_nvls_tree_allreduce(b, plan, layout, hosts,
-                                call.chunk_bytes > 0
-                                    ? call.chunk_bytes
-                                    : nvls_tree_chunk(call.bytes, plan.channels,
-                                                      static_cast<int>(hosts.ranks.front().size()),
-                                                      static_cast<int>(hosts.ranks.size())));
+      build_nvls_tree_allreduce(b, plan, layout, hosts, tree_chunk());
       break;
     case Algo::P2P:
       if (plan.op == Op::AllToAll) {

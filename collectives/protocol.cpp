@@ -1,5 +1,6 @@
 #include "collectives/protocol.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 
@@ -84,10 +85,44 @@ std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink) {
   return step_payload(p) * static_cast<std::uint64_t>(chunk_steps(op, a, p));
 }
 
-std::uint64_t nvls_tree_chunk(std::uint64_t bytes, int channels, int heads, int nodes) {
-  std::uint64_t chunk = nodes >= 4 ? 65536 : 131072;
+NvlsSetup nvls_setup(const Hardware& hw, int nodes, int ppn) {
+  constexpr std::uint64_t k = 1024;
+  NvlsSetup s;
+  const bool blackwell = hw.arch == Arch::Blackwell;
+  if (blackwell) s.channels = nodes > 1 || hw.nccl_version < 22703 ? 32 : 24;
+  if (blackwell && nodes > 1 && hw.nccl_version >= 23003) {
+    const double nic = hw.nic_gbps;  // NCCL's minNetBw, GB/s
+    // PATH_PXB or closer: the NIC behind a PCIe switch (or C2C), not across the CPU.
+    const bool near = hw.nic_path != NicPath::Cpu;
+    if (nodes == 2 && nic >= 48) {
+      s.tree_max_chunk = 128 * k;
+      if (ppn <= 4) {
+        s.chunk = s.tree_max_chunk = 256 * k;
+      } else if (ppn >= 16 || (ppn <= 8 && near && nic < 96)) {
+        s.tree_max_chunk = 64 * k;
+      }
+    } else if (nic >= 96) {
+      if (ppn <= 8) {
+        s.channels = 24;
+        s.chunk = s.tree_max_chunk = 256 * k;
+      } else {
+        s.tree_max_chunk = ppn < 32 ? 128 * k : 64 * k;
+      }
+    } else if (nic >= 48) {
+      s.channels = 24;
+      s.tree_max_chunk = near ? 64 * k : 128 * k;
+    }
+  }
+  if (s.tree_max_chunk == 0) s.tree_max_chunk = nodes >= 4 ? 64 * k : s.chunk;
+  return s;
+}
+
+std::uint64_t nvls_tree_chunk(std::uint64_t bytes, int channels, int heads,
+                              const NvlsSetup& setup) {
+  std::uint64_t chunk = std::min(setup.chunk, setup.tree_max_chunk);
   const std::uint64_t ops =
       static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(heads);
+  if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
   if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
   if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
   if (bytes < ops * chunk && chunk > 32768) chunk = 32768;

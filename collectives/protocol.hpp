@@ -36,10 +36,23 @@ std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink);
 // 128 KiB), then x 16 (down to 32 KiB). enqueue.cc calcCollChunking (NVIDIA/nccl @ 5067397c).
 std::uint64_t tree_ll128_chunk(std::uint64_t chunk, std::uint64_t bytes, int channels, int ranks,
                                int nodes);
-// NVLSTree's chunk: NCCL_NVLS_CHUNKSIZE (128 KiB), 64 KiB from 4 nodes on (the tree's maximum,
-// nvls.cc ncclNvlsTuning), cut to 64 / 32 KiB when the message gives each of the channels x
-// heads concurrent operations fewer than 4 / 1 chunks (enqueue.cc calcCollChunking).
-std::uint64_t nvls_tree_chunk(std::uint64_t bytes, int channels, int heads, int nodes);
+// What NCCL sets up for NVLS on a communicator of `nodes` hosts of `ppn` GPUs (src/transport/
+// nvls.cc, ncclNvlsInit / ncclNvlsTuning, keyed by hw.nccl_version): its channel count, chunk
+// and the NVLSTree's largest chunk. Hopper: 16 channels, 128 KiB chunks, the tree's at most
+// 64 KiB from 4 nodes on. Blackwell: 32 channels from 2.25.1 (NVLS_NCHANNELS_SM100), 24 inside
+// one host from 2.27.3 (NVLS_NCHANNELS_SM100_NVL); from 2.30.3 across hosts, channels and
+// chunks by node count, GPUs per node, NIC speed and the GPU-NIC path
+// (ncclNvlsTreeSm100Tuning).
+struct NvlsSetup {
+  int channels = 16;
+  std::uint64_t chunk = 128 * 1024;  // NCCL_NVLS_CHUNKSIZE default
+  std::uint64_t tree_max_chunk = 0;  // NCCL_NVLSTREE_MAX_CHUNKSIZE as resolved
+};
+NvlsSetup nvls_setup(const Hardware& hw, int nodes, int ppn);
+// NVLSTree's chunk: the set-up's chunk, at most its tree maximum, cut to 256 / 128 / 64 / 32
+// KiB when the message gives each of the channels x heads concurrent operations fewer than
+// 32 / 16 / 4 / 1 chunks (enqueue.cc calcCollChunking).
+std::uint64_t nvls_tree_chunk(std::uint64_t bytes, int channels, int heads, const NvlsSetup& setup);
 // Slices a connection may have in flight: NCCL_STEPS / slice_steps.
 int credits(Op op, Algo a, Proto p);
 

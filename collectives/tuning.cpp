@@ -155,7 +155,7 @@ AlgoTime tree_time(const TuningInput& in, Proto p) {
 }
 
 AlgoTime nvls_time(const TuningInput& in, Proto p) {
-  const int n = in.n_ranks, nch = in.hw.nvls_channels;
+  const int n = in.n_ranks, nch = nvls_setup(in.hw, in.n_nodes, n).channels;
   // NVLS: Simple only, all-reduce only here, one host (multi-host needs NVLSTree / CollNet),
   // at least two channels.
   AlgoTime t{Algo::Nvls, p,
@@ -178,8 +178,9 @@ AlgoTime nvls_time(const TuningInput& in, Proto p) {
 // once per direction), perChMaxNVLSTreeBw); the intra-host part is the executor's NVLS cost
 // for the reason nvls_time gives. Latency: intraLat + 2 log2(nodes) x interLat.
 AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
-  const int n = in.n_ranks, nodes = in.n_nodes, nch = in.hw.nvls_channels;
+  const int n = in.n_ranks, nodes = in.n_nodes;
   const int ppn = n / std::max(nodes, 1);
+  const int nch = nvls_setup(in.hw, nodes, ppn).channels;
   AlgoTime t{Algo::NvlsTree, p,
              in.hw.nvls && p == Proto::Simple && in.op == Op::AllReduce && nodes > 1 && nch >= 2 &&
                  ppn > 1 && n % nodes == 0,
@@ -272,7 +273,7 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net) {
     // so each (channel, head) connection carries algbw / (heads x channels).
     if (!net || in.n_ranks < 2) return 0;
     return per_ch_nvls_tree(arch, nodes) * in.n_ranks / (2.0 * (in.n_ranks - 1)) /
-           in.hw.nvls_channels;
+           nvls_setup(in.hw, nodes, in.n_ranks / std::max(nodes, 1)).channels;
   } else if (algo == Algo::Tree) {
     if (proto == Proto::LL) total = ll;
     if (proto == Proto::LL128) total = ch.rings * per_ch_tree_ll128(arch, nodes);

@@ -171,6 +171,41 @@ TEST_CASE("protocol figures", "[collectives]") {
   CHECK(credits(Op::AllReduce, Algo::Tree, Proto::Simple) == 8);
 }
 
+TEST_CASE("NVLS channels and chunks follow NCCL's set-up by GPU generation and version",
+          "[collectives]") {
+  Hardware hopper;
+  hopper.nic_gbps = 50;
+  // Hopper: 16 channels, 128 KiB chunks, the tree's at most 64 KiB from 4 nodes on.
+  CHECK(nvls_setup(hopper, 1, 8).channels == 16);
+  CHECK(nvls_setup(hopper, 2, 8).tree_max_chunk == 128u << 10);
+  CHECK(nvls_setup(hopper, 4, 8).tree_max_chunk == 64u << 10);
+  Hardware b200 = hopper;
+  b200.arch = Arch::Blackwell;
+  // 2.25.1 doubled the channels on SM100; 2.27.3 keeps 24 inside one NVLink domain.
+  b200.nccl_version = 22602;
+  CHECK(nvls_setup(b200, 2, 8).channels == 32);
+  CHECK(nvls_setup(b200, 2, 8).tree_max_chunk == 128u << 10);
+  CHECK(nvls_setup(b200, 1, 8).channels == 32);
+  b200.nccl_version = 22703;
+  CHECK(nvls_setup(b200, 1, 8).channels == 24);
+  // 2.30.3 tunes NVLSTree across hosts: two nodes of 8 GPUs behind PCIe switches with 400 Gb/s
+  // NICs take 64 KiB tree chunks; 4 GPUs per node 256 KiB; past two nodes 24 channels.
+  b200.nccl_version = 23007;
+  CHECK(nvls_setup(b200, 2, 8).channels == 32);
+  CHECK(nvls_setup(b200, 2, 8).tree_max_chunk == 64u << 10);
+  CHECK(nvls_setup(b200, 2, 4).chunk == 256u << 10);
+  CHECK(nvls_setup(b200, 2, 4).tree_max_chunk == 256u << 10);
+  CHECK(nvls_setup(b200, 4, 8).channels == 24);
+  CHECK(nvls_setup(b200, 4, 8).tree_max_chunk == 64u << 10);
+  b200.nic_path = NicPath::Cpu;
+  CHECK(nvls_setup(b200, 2, 8).tree_max_chunk == 128u << 10);
+  // The chunk a message gets: the set-up's, cut while the channels x heads have too few.
+  const NvlsSetup big = nvls_setup(b200, 2, 4);
+  CHECK(nvls_tree_chunk(1ULL << 30, 32, 4, big) == 256u << 10);
+  CHECK(nvls_tree_chunk(128ULL << 20, 32, 4, big) == 128u << 10);
+  CHECK(nvls_tree_chunk(1u << 20, 32, 4, big) == 32u << 10);
+}
+
 TEST_CASE("busbw factors are nccl-tests'", "[collectives]") {
   CHECK(busbw_factor(Op::AllReduce, 8) == Approx(14.0 / 8));
   CHECK(busbw_factor(Op::AllGather, 8) == Approx(7.0 / 8));
