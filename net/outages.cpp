@@ -67,11 +67,4 @@ Outages::Outages(const Topology& topo, std::vector<LinkOutage> list) : list_(std
   }
 }
 
-std::size_t Outages::memory_bytes() const {
-  std::size_t b =
-      list_.size() * sizeof(LinkOutage) + has_outage_.size() + epochs_.size() * sizeof(core::Time);
-  for (const Routes& r : routes_) b += r.memory_bytes();
-  return b;
-}
-
 }  // namespace fabricsim::net

@@ -28,8 +28,6 @@ class Outages {
   // good (its flows could never finish), or cuts the fabric in two while it lasts.
   Outages(const Topology& topo, std::vector<LinkOutage> list);
 
-  bool empty() const { return list_.empty(); }
-  const std::vector<LinkOutage>& list() const { return list_; }
   // A frame that starts on `link` at t0 and lands at t1 is lost if the link is down at any time
   // from t0 to t1.
   bool loses(LinkId link, core::Time t0, core::Time t1) const {
@@ -46,7 +44,6 @@ class Outages {
     while (epochs_[e] > t) --e;
     return routes_[e];
   }
-  std::size_t memory_bytes() const;
 
  private:
   std::vector<LinkOutage> list_;
