@@ -55,13 +55,12 @@ std::string approx_bytes(std::uint64_t b) {
 void check_memory(const NetworkSize& s, std::string_view who) {
   const MemoryNeed need = estimate_memory(s);
   if (need.total() <= memory_limit()) return;
-  const auto size = approx_bytes;
   throw std::length_error(fmt::format(
       "{} needs about {} ({} of routing tables for {} switches, {} NICs and {} links, {} flows), "
       "above the {} limit (--max-memory; default 75% of this machine's memory): make the "
       "cluster or the flow list smaller",
-      who, size(need.total()), size(need.routes), s.switches, s.nics, s.links, s.flows,
-      size(memory_limit())));
+      who, approx_bytes(need.total()), approx_bytes(need.routes), s.switches, s.nics, s.links,
+      s.flows, approx_bytes(memory_limit())));
 }
 
 NetworkSize size_of(const Topology& t, std::uint64_t flows) {

@@ -96,7 +96,8 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
   }
   std::vector<std::uint16_t> flow_tag(flows_.size());
   for (std::uint32_t f = 0; f < flows_.size(); ++f) flow_tag[f] = flows_[f].tag;
-  ports_ = Ports(topo_, std::move(flow_tag), &outages_);
+  // Without failures the ports skip the check per frame altogether.
+  ports_ = Ports(topo_, std::move(flow_tag), cfg_.outages.empty() ? nullptr : &outages_);
   switches_ = Switches(topo_, cfg_, outages_, ports_);
   nics_ = Nics(topo_, cfg_, flows_, results_, std::move(base_rtt), ports_);
   if (flow_level()) fluid_ = Fluid(topo_, cfg_, routes, flows_, results_, ports_);

@@ -211,11 +211,8 @@ nlohmann::json parse_results(const std::string& results_json, const std::string&
   return doc;
 }
 
-}  // namespace
-
-std::vector<std::string_view> headline_fields(const std::string& results_json) {
-  const nlohmann::json doc = parse_results(results_json, "results.json");
-  const nlohmann::json& res = doc["results"];
+// The headline columns of a parsed results.json's "results" object.
+std::vector<std::string_view> fields_of(const nlohmann::json& res) {
   if (res.contains("avg_busbw_GBps")) {
     return {kCollectiveHeadline.begin(), kCollectiveHeadline.end()};
   }
@@ -223,11 +220,17 @@ std::vector<std::string_view> headline_fields(const std::string& results_json) {
   return {kHeadline.begin(), kHeadline.end()};
 }
 
+}  // namespace
+
+std::vector<std::string_view> headline_fields(const std::string& results_json) {
+  return fields_of(parse_results(results_json, "results.json")["results"]);
+}
+
 std::vector<std::string> read_headline(const std::string& results_json, const std::string& name) {
   const nlohmann::json doc = parse_results(results_json, name);
   const nlohmann::json& res = doc["results"];
   std::vector<std::string> out;
-  for (std::string_view field : headline_fields(results_json)) {
+  for (std::string_view field : fields_of(res)) {
     const auto it = res.find(std::string(field));
     if (it == res.end()) {
       throw std::runtime_error(fmt::format("{}: \"results\" has no \"{}\"", name, field));

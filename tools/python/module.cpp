@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
 #include "tools/commands.hpp"
 #include "tools/scenario.hpp"
 
