@@ -83,19 +83,30 @@ net::cc::DctcpParams read_dctcp(const Section& s) {
 }
 
 net::cc::TimelyParams read_timely(const Section& s) {
-  s.only({"t_low", "t_high", "min_rtt", "delta", "beta", "ewma_alpha", "hai_after", "hai_factor",
-          "update", "segment_bytes", "min_rate"});
-  const net::cc::TimelyParams d;
-  net::cc::TimelyParams p;
+  s.only({"variant", "t_low", "t_high", "min_rtt", "delta", "beta", "ewma_alpha", "hai",
+          "hai_after", "hai_factor", "update", "segment_bytes", "min_rate"});
+  // The variant sets every default; each key below overrides one.
+  const net::cc::TimelyParams d = s.choice("variant", "hpcc_ns3", {"hpcc_ns3", "paper"}) == "paper"
+                                      ? net::cc::timely_paper()
+                                      : net::cc::TimelyParams{};
+  net::cc::TimelyParams p = d;
   p.t_low = s.time("t_low", d.t_low, 1);
   p.t_high = s.time("t_high", d.t_high, 1);
   if (p.t_high <= p.t_low) {
     s.fail_key("t_high", fmt::format("must be above t_low ({})", format_time_exact(p.t_low)));
   }
   p.min_rtt = s.time("min_rtt", d.min_rtt, 1);
-  p.delta = s.rate("delta", d.delta);
+  if (d.delta != 0 || s.has("delta")) {
+    p.delta = s.rate("delta", d.delta != 0 ? std::optional<net::Bps>(d.delta) : std::nullopt);
+  } else {
+    s.record("delta", fmt::format("{} x line rate", d.delta_fraction), false);
+  }
   p.beta = s.real("beta", d.beta, 0, 1, true);
   p.ewma_alpha = s.real("ewma_alpha", d.ewma_alpha, 0, 1, true);
+  p.hai = s.choice("hai", d.hai == net::cc::TimelyHai::kGradient ? "gradient" : "any_increase",
+                   {"gradient", "any_increase"}) == "gradient"
+              ? net::cc::TimelyHai::kGradient
+              : net::cc::TimelyHai::kAnyIncrease;
   p.hai_after = static_cast<std::uint32_t>(s.uint("hai_after", d.hai_after, 0, kMaxCount));
   p.hai_factor = static_cast<std::uint32_t>(s.uint("hai_factor", d.hai_factor, 1, kMaxCount));
   p.per_rtt = s.choice("update", d.per_rtt ? "per_rtt" : "per_segment",

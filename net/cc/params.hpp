@@ -160,39 +160,72 @@ struct DctcpParams {
   double alpha_init = 1.0;
 };
 
-// TIMELY (Mittal et al., SIGCOMM'15), RTT-gradient rate control per completion event.
+// TIMELY (Mittal et al., SIGCOMM'15), RTT-gradient rate control per completion event, in two
+// named variants, one struct: `hpcc_ns3`, the reference RDMA model's TIMELY with the settings
+// its authors' experiments run (HPCC-ns3 UpdateRateTimely and run.py; the default, as the model
+// CC studies and SimAI compare against), and `paper`, Algorithm 1 with the paper's parameters.
+// No RoCE NIC ships TIMELY, so there are no firmware defaults to prefer.
+enum class TimelyVariant : std::uint8_t { kHpccNs3, kPaper };
+
+// Which increases lead to hyper-active increase (HAI), and which increases it speeds up.
+enum class TimelyHai : std::uint8_t {
+  kGradient,     // paper Algorithm 1: N x delta in the gradient branch once the last hai_after
+                 // completions all saw gradient <= 0; below T_low always delta
+  kAnyIncrease,  // HPCC-ns3 UpdateRateTimely: once the last hai_after updates were all
+                 // increases (below T_low or gradient <= 0), every increase adds RATE_HAI
+};
+
 struct TimelyParams {
+  TimelyVariant variant = TimelyVariant::kHpccNs3;
   // T_low / T_high: fluid model timely2.m "T_low = 50e-6", "T_high = 500e-6" (citing the
   // paper's section 4.4); HPCC-ns3 TimelyTLow 50000 ns, TimelyTHigh 500000 ns.
   Time t_low = 50 * core::kMicrosecond;
   Time t_high = 500 * core::kMicrosecond;
   // minRTT normalising the gradient: timely2.m "minRTT = 20e-6"; HPCC-ns3 TimelyMinRtt 20 us.
   Time min_rtt = 20 * core::kMicrosecond;
-  // delta: timely2.m "delta = 10e6"; cc-defaults.md (paper) 10 Mb/s.
-  Bps delta = 10'000'000;
+  // delta, the additive step: `delta` when non-zero, else delta_fraction x the NIC's line rate.
+  // HPCC-ns3 run.py (cc timely) sets RATE_AI = 10 x bw/10 Mb/s for bw Gb/s links: 1/1000 of the
+  // line rate, which is the paper's 10 Mb/s at its 10 Gb/s NICs, scaled.
+  Bps delta = 0;
+  double delta_fraction = 1e-3;
   // beta: timely2.m "beta = 0.8"; HPCC-ns3 TimelyBeta 0.8.
   double beta = 0.8;
   // EWMA weight of the newest RTT difference: rtt_diff = (1 - a) rtt_diff + a new_diff.
   // timely2.m "alpha = 0.875" (marked "unsure" there) with this convention in
   // fluid_timely.m; HPCC-ns3 TimelyAlpha 0.875, same convention. Paper value not re-read.
   double ewma_alpha = 0.875;
-  // HAI: after this many consecutive completions with gradient <= 0, increase by
-  // hai_factor x delta. Paper N = 5 (recalled); HPCC-ns3 UpdateRateTimely switches to
-  // RateHAI after 5 increases, and run.py sets RATE_HAI = 5 x RATE_AI.
+  // HAI: after hai_after qualifying updates in a row (see TimelyHai), an increase adds
+  // hai_factor x delta. HPCC-ns3 UpdateRateTimely: incStage >= 5; run.py RATE_HAI = 50 x bw/10
+  // Mb/s = 5 x RATE_AI. Paper N = 5 (recalled).
+  TimelyHai hai = TimelyHai::kAnyIncrease;
   std::uint32_t hai_after = 5;
   std::uint32_t hai_factor = 5;
-  // When the rate is updated. Per round trip (default): on the first ACK past the snd_nxt of
-  // the previous update, as HPCC-ns3 HandleAckTimely does; the number of updates per second
-  // then does not fall with the rate, so a flow cut to its floor climbs back within round
-  // trips. Per segment (the paper's completion events): one update per segment_bytes
-  // acknowledged, where a flow at 100 Mb/s waits 5 ms for its next 64 KB update.
+  // When the rate is updated. Per round trip: on the first ACK past the snd_nxt of the previous
+  // update, as HPCC-ns3 HandleAckTimely does; the number of updates per second then does not
+  // fall with the rate, so a flow cut to its floor climbs back within round trips. Per segment
+  // (the paper's completion events): one update per segment_bytes acknowledged, where a flow at
+  // 100 Mb/s waits 5 ms for its next 64 KB update.
   bool per_rtt = true;
   // Segment size of the per-segment mode (0 = every ACK). timely2.m "Seg = 64 * 8 * 1e3" bits
   // (64 KB segments).
   std::uint64_t segment_bytes = 64'000;
-  // Rate floor: HPCC-ns3 MinRate default 100 Mb/s (the paper names none).
-  Bps min_rate = 100'000'000;
+  // Rate floor: HPCC-ns3 run.py MIN_RATE 1000Mb/s (every CC of its experiments).
+  Bps min_rate = 1'000'000'000;
 };
+
+// Algorithm 1 as published, with the paper's parameters: a fixed 10 Mb/s step, HAI only on
+// negative gradients, one update per 64 KB completion event.
+inline TimelyParams timely_paper() {
+  TimelyParams p;
+  p.variant = TimelyVariant::kPaper;
+  // delta: timely2.m "delta = 10e6"; cc-defaults.md (paper, 10 Gb/s NICs) 10 Mb/s.
+  p.delta = 10'000'000;
+  p.hai = TimelyHai::kGradient;
+  p.per_rtt = false;
+  // The paper names no floor; HPCC-ns3 RdmaHw MinRate default 100 Mb/s.
+  p.min_rate = 100'000'000;
+  return p;
+}
 
 struct Params {
   Kind kind = Kind::kDcqcn;

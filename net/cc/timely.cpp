@@ -4,9 +4,11 @@
 
 namespace fabricsim::net::cc::timely {
 
-void init(TimelyState& s, const TimelyParams& /*p*/, const Path& path) {
+void init(TimelyState& s, const TimelyParams& p, const Path& path) {
   s = TimelyState{};
   s.rate = static_cast<double>(path.line_rate);
+  s.delta = p.delta != 0 ? static_cast<double>(p.delta)
+                         : p.delta_fraction * static_cast<double>(path.line_rate);
 }
 
 void on_ack(TimelyState& s, const TimelyParams& p, const Path& path, const AckInfo& ack) {
@@ -29,21 +31,23 @@ void on_ack(TimelyState& s, const TimelyParams& p, const Path& path, const AckIn
   s.prev_rtt = rtt;
   s.rtt_diff = (1.0 - p.ewma_alpha) * s.rtt_diff + p.ewma_alpha * new_diff;
   const double gradient = s.rtt_diff / static_cast<double>(p.min_rtt);
-  // HAI needs a run of completions that all saw a non-rising RTT, preceding this one.
-  const bool hai = s.negative_run >= p.hai_after;
-  s.negative_run = gradient <= 0 ? s.negative_run + 1 : 0;
+  const bool hai = s.hai_run >= p.hai_after;  // decided by the updates before this one
 
-  const double delta = static_cast<double>(p.delta);
   double r = s.rate;
+  bool increase = true;
   if (rtt < p.t_low) {
-    r += delta;
+    r += (p.hai == TimelyHai::kAnyIncrease && hai ? p.hai_factor : 1) * s.delta;
   } else if (rtt > p.t_high) {
     r *= 1.0 - p.beta * (1.0 - static_cast<double>(p.t_high) / static_cast<double>(rtt));
+    increase = false;
   } else if (gradient <= 0) {
-    r += (hai ? p.hai_factor : 1) * delta;
+    r += (hai ? p.hai_factor : 1) * s.delta;
   } else {
     r *= std::max(0.0, 1.0 - p.beta * gradient);
+    increase = false;
   }
+  const bool counts = p.hai == TimelyHai::kAnyIncrease ? increase : gradient <= 0;
+  s.hai_run = counts ? s.hai_run + 1 : 0;
   const double lo = static_cast<double>(std::min(p.min_rate, path.line_rate));
   s.rate = std::clamp(r, lo, static_cast<double>(path.line_rate));
 }

@@ -308,6 +308,25 @@ workload:
   REQUIRE(pp.cnp_interval == published.cnp_interval);
   REQUIRE(pp.rate_ai == 20'000'000);
   REQUIRE(pp.clamp == net::cc::DcqcnClamp::kNever);
+
+  // TIMELY: the reference model's variant scales its step with the line rate (delta 0); the
+  // paper's has a fixed one, and a key still overrides the variant's default.
+  const std::string two = cluster("  topology: single\n  hosts: 2\n");
+  const auto ns3 = parse_scenario(two + "network: {cc: timely}\n", "t.yaml");
+  REQUIRE(ns3.net->network.cc.timely.variant == net::cc::TimelyVariant::kHpccNs3);
+  REQUIRE(ns3.net->network.cc.timely.delta == 0);
+  REQUIRE(ns3.net->network.cc.timely.hai == net::cc::TimelyHai::kAnyIncrease);
+  const auto tp = parse_scenario(
+      two + "network: {cc: timely, timely: {variant: paper, update: per_rtt}}\n", "t.yaml");
+  const net::cc::TimelyParams& t = tp.net->network.cc.timely;
+  REQUIRE(t.variant == net::cc::TimelyVariant::kPaper);
+  REQUIRE(t.delta == net::cc::timely_paper().delta);
+  REQUIRE(t.hai == net::cc::TimelyHai::kGradient);
+  REQUIRE(t.per_rtt);
+  const auto th = parse_scenario(
+      two + "network: {cc: timely, timely: {hai: gradient, delta: 1Gbps}}\n", "t.yaml");
+  REQUIRE(th.net->network.cc.timely.hai == net::cc::TimelyHai::kGradient);
+  REQUIRE(th.net->network.cc.timely.delta == net::kGbps);
 }
 
 TEST_CASE("flow patterns: permutation and explicit lists", "[scenario]") {

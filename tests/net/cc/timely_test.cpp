@@ -13,13 +13,13 @@ constexpr Bps kLine = 100'000'000'000ULL;
 constexpr Time kRtt = 10 * kMicrosecond;
 constexpr std::uint32_t kMtu = 4000;
 
+// The paper variant: per-segment updates (its completion events), each complete() one update.
 struct Flow {
   Params p;
   State s;
-  // Per-segment updates (the paper's completion events): each complete() is one update.
   explicit Flow() {
     p.kind = Kind::kTimely;
-    p.timely.per_rtt = false;
+    p.timely = timely_paper();
     init(s, p, kLine, kRtt, kMtu);
   }
   // One completion event (a whole segment acknowledged) with this RTT sample.
@@ -103,6 +103,63 @@ TEST_CASE("timely: a falling RTT increases by delta, by N x delta after N such e
   for (std::uint32_t i = 0; i < steps.size(); ++i) {
     const double expect = (1 + i >= n ? f.p.timely.hai_factor : 1) * delta;
     REQUIRE(steps[i] == Approx(expect).epsilon(1e-6));
+  }
+}
+
+// The reference model's rules (HPCC-ns3 UpdateRateTimely with run.py's settings), one update per
+// round trip: each call acknowledges past the previous update's snd_nxt.
+struct Ns3Flow {
+  Params p;
+  State s;
+  std::uint64_t seq = 0;
+  explicit Ns3Flow(Bps line) {
+    p.kind = Kind::kTimely;
+    init(s, p, line, kRtt, kMtu);
+  }
+  void update(Time rtt) {
+    AckInfo a;
+    a.acked_bytes = kMtu;
+    a.rtt = rtt;
+    seq += kMtu;
+    a.acked_seq = seq;
+    a.snd_nxt = seq;
+    on_ack(s, p, 0, a);
+  }
+  double r() const { return s.timely.rate; }
+};
+
+TEST_CASE("timely hpcc_ns3: the step is 1/1000 of the line rate, the floor 1 Gb/s",
+          "[cc][timely]") {
+  for (Bps line : {Bps{25'000'000'000}, kLine, Bps{400'000'000'000}}) {
+    Ns3Flow f(line);
+    REQUIRE(f.p.timely.variant == TimelyVariant::kHpccNs3);
+    f.update(us(100));   // records the RTT
+    f.update(us(5000));  // far above T_high: a deep cut
+    f.update(us(5000));
+    const double before = f.r();
+    f.update(us(10));  // below T_low: the first increase of a run
+    REQUIRE(f.r() - before == Approx(static_cast<double>(line) / 1000).epsilon(1e-9));
+  }
+  Ns3Flow f(kLine);
+  f.update(us(100));
+  for (int i = 0; i < 50; ++i) f.update(us(100'000));  // rtt 200 x T_high: cut by ~0.8 each time
+  REQUIRE(rate(f.s) == 1'000'000'000);
+}
+
+TEST_CASE("timely hpcc_ns3: after five increases in a row every increase is hyper, below T_low too",
+          "[cc][timely]") {
+  Ns3Flow f(kLine);
+  f.update(us(100));
+  f.update(us(1000));  // line x 0.6, run reset
+  const double delta = static_cast<double>(kLine) / 1000;
+  const std::uint32_t hai_after = f.p.timely.hai_after;
+  for (int round = 0; round < 2; ++round) {
+    for (std::uint32_t i = 0; i < hai_after + 3; ++i) {
+      const double before = f.r();
+      f.update(us(10));  // below T_low
+      REQUIRE(f.r() - before == Approx((i >= hai_after ? f.p.timely.hai_factor : 1) * delta));
+    }
+    f.update(us(1000));  // a decrease ends the run: the next increases start at delta again
   }
 }
 
