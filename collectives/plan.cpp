@@ -146,8 +146,8 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
     plan.algo = choice.algo;
     plan.proto = choice.proto;
     plan.channels = call.channels > 0 ? call.channels : choice.channels;
-    plan.channel_gbps = channel_gbps(in, plan.algo, plan.proto, false);
-    plan.channel_net_gbps = channel_gbps(in, plan.algo, plan.proto, true);
+    plan.channel_gbps = channel_gbps(in, plan.algo, plan.proto, false, plan.channels);
+    plan.channel_net_gbps = channel_gbps(in, plan.algo, plan.proto, true, plan.channels);
   }
   plan.credits = credits(plan.op, plan.algo, plan.proto);
   plan.steps.resize(static_cast<std::size_t>(n));

@@ -259,14 +259,21 @@ int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels) 
   return channels;
 }
 
-double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net) {
+double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net, int running) {
   const Channels ch = channels_of(in);
   const int nodes = in.n_nodes;
   const Arch arch = in.hw.arch;
-  const double ll = ll_max_bw(arch, net ? nodes : 1, in.hw.cpu);
+  // LL's cap (llMaxBw) bounds the bus bandwidth of all the channels a call runs together, not
+  // of each: a call that runs fewer channels (small messages, tuned_channels) shares it among
+  // those, each still no faster than LL moves data over its channel (8 payload bytes per
+  // 16-byte line: half the channel's graph bandwidth, the model's ring LL factor).
+  const auto ll_share = [&](double channel_bus_gbps) {
+    const double ll = ll_max_bw(arch, net ? nodes : 1, in.hw.cpu);
+    return std::min(channel_bus_gbps, ll / std::clamp(running, 1, ch.run));
+  };
   double total = 0;
   if (algo == Algo::Ring) {
-    if (proto == Proto::LL) total = ll;
+    if (proto == Proto::LL) return ll_share(0.5 * ch.rings * ch.ring_gbps / ch.run);
     if (proto == Proto::LL128) total = ch.rings * per_ch_ring_ll128(arch);
   } else if (algo == Algo::NvlsTree) {
     // perChMaxNVLSTreeBw is bus bandwidth per head; every byte crosses one head's network leg,
@@ -275,7 +282,7 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net) {
     return per_ch_nvls_tree(arch, nodes) * in.n_ranks / (2.0 * (in.n_ranks - 1)) /
            nvls_setup(in.hw, nodes, in.n_ranks / std::max(nodes, 1)).channels;
   } else if (algo == Algo::Tree) {
-    if (proto == Proto::LL) total = ll;
+    if (proto == Proto::LL) return ll_share(0.5 * ch.rings * ch.tree_gbps / ch.run);
     if (proto == Proto::LL128) total = ch.rings * per_ch_tree_ll128(arch, nodes);
     if (proto == Proto::Simple) total = ch.rings * per_ch_tree(arch, nodes);
   }

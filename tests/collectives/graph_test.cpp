@@ -68,15 +68,23 @@ TEST_CASE("tuning across hosts counts the network graph's rings", "[collectives]
       CHECK(t.algbw_gbps == Approx(8 * 24.0 * 16 / 30));
     }
   }
-  // The per-channel ceilings: LL128 20 GB/s per Ampere ring over the 16 channels; LL's
-  // multi-node cap across the network (by CPU: 22.5 on a DGX A100's AMD EPYC, 39 on Intel),
-  // its one-node cap (87.7, by GPU) inside a host; ring Simple has none.
-  CHECK(channel_gbps(in, Algo::Ring, Proto::LL128, true) == Approx(8 * 20.0 / 16));
-  CHECK(channel_gbps(in, Algo::Ring, Proto::LL, true) == Approx(39.0 / 16));
+  // The per-channel ceilings of a call that runs all 16 channels: LL128 20 GB/s per Ampere ring
+  // over the 16 channels; LL's multi-node cap across the network (by CPU: 22.5 on a DGX A100's
+  // AMD EPYC, 39 on Intel), its one-node cap (87.7, by GPU) inside a host; ring Simple has none.
+  CHECK(channel_gbps(in, Algo::Ring, Proto::LL128, true, 16) == Approx(8 * 20.0 / 16));
+  CHECK(channel_gbps(in, Algo::Ring, Proto::LL, true, 16) == Approx(39.0 / 16));
+  // A call on fewer channels: LL128's cap is per channel, LL's is shared by the channels that
+  // run, each at most half its ring channel's bus bandwidth (8 rings x 24 GB/s over 16).
+  CHECK(channel_gbps(in, Algo::Ring, Proto::LL128, true, 2) == Approx(8 * 20.0 / 16));
+  CHECK(channel_gbps(in, Algo::Ring, Proto::LL, true, 8) == Approx(39.0 / 8));
+  CHECK(channel_gbps(in, Algo::Ring, Proto::LL, true, 2) == Approx(0.5 * 8 * 24.0 / 16));
+  // Tree LL alone on one channel: half the tree graph's channel (its second pass doubles the
+  // ring's 24 GB/s inside the node, the most it may).
+  CHECK(channel_gbps(in, Algo::Tree, Proto::LL, true, 1) == Approx(0.5 * 8 * 48.0 / 16));
   in.hw.cpu = Cpu::Amd;
-  CHECK(channel_gbps(in, Algo::Ring, Proto::LL, true) == Approx(22.5 / 16));
-  CHECK(channel_gbps(in, Algo::Ring, Proto::LL, false) == Approx(87.7 / 16));
-  CHECK(channel_gbps(in, Algo::Ring, Proto::Simple, true) == 0);
+  CHECK(channel_gbps(in, Algo::Ring, Proto::LL, true, 16) == Approx(22.5 / 16));
+  CHECK(channel_gbps(in, Algo::Ring, Proto::LL, false, 16) == Approx(87.7 / 16));
+  CHECK(channel_gbps(in, Algo::Ring, Proto::Simple, true, 16) == 0);
 }
 
 TEST_CASE("tree LL128 shrinks its chunk for messages too small to fill the tree", "[collectives]") {
