@@ -58,7 +58,7 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     // Unloaded round trip: a full data packet out and an ACK back over the shortest path.
     // Unloaded FCT: the first packet crosses every hop store-and-forward, the rest follow at
     // the slowest hop's rate (the reference of FCT slowdown, as HPCC's fct analysis).
-    core::Time rtt = 0, first = 0;
+    core::Time rtt = 0, first = 0, ack_back = 0;
     Bps slowest = 0;
     const std::uint32_t first_payload =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.nic.mtu, fs.bytes));
@@ -69,6 +69,7 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
       rtt += 2 * l.delay + serialization(data_wire_bytes(cfg_.nic.mtu), l.rate) +
              serialization(kAckWireBytes, l.rate);
       first += l.delay + serialization(data_wire_bytes(first_payload), l.rate);
+      ack_back += l.delay + serialization(kAckWireBytes, l.rate);
       slowest = slowest ? std::min(slowest, l.rate) : l.rate;
       at = topo_.peer(at, p);
     }
@@ -89,6 +90,7 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     const std::uint64_t rest_wire =
         full * data_wire_bytes(cfg_.nic.mtu) + (tail ? data_wire_bytes(std::uint32_t(tail)) : 0);
     results_[f].ideal = first + serialization(rest_wire, slowest);
+    results_[f].ideal_acked = results_[f].ideal + ack_back;
   }
   if (cfg_.cc.kind == cc::Kind::kHpcc && cfg_.cc.hpcc.global_base_rtt && !base_rtt.empty()) {
     const core::Time t = *std::max_element(base_rtt.begin(), base_rtt.end());

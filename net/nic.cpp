@@ -24,7 +24,8 @@ Nics::Nics(const Topology& topo, const NetworkConfig& cfg, const std::vector<Flo
       nics_(topo.nics.size()),
       send_(flows.size()),
       recv_(flows.size()),
-      dcqcn_(cfg.cc.kind == cc::Kind::kDcqcn) {
+      dcqcn_(cfg.cc.kind == cc::Kind::kDcqcn),
+      telemetry_wire_(cfg.cc.kind == cc::Kind::kHpcc ? kHpccIntBytes : 0) {
   // Plain flows may send all their bytes; app flows what their host posts.
   for (std::uint32_t f = 0; f < flows.size(); ++f) {
     if (flows[f].messages.empty()) send_[f].posted = flows[f].bytes;
@@ -183,7 +184,7 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
     out.sent = now;
     out.flow = f;
     out.payload = payload;
-    out.wire = data_wire_bytes(payload);
+    out.wire = data_wire_bytes(payload) + telemetry_wire_;
     out.src = node;
     out.dst = topo_->nics[(*flows_)[f].dst_nic];
     if (s.snd_nxt < s.max_sent) (*results_)[f].retransmitted_bytes += payload;
@@ -272,7 +273,7 @@ void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetr
       Packet nack = reply;
       nack.type = PacketType::kNack;
       nack.seq = r.rcv_nxt;
-      nack.wire = kAckWireBytes;
+      nack.wire = kAckWireBytes + telemetry_wire_;
       send_control(ctx, node, nack);
     }
     return;
@@ -285,7 +286,7 @@ void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetr
   reply.seq = r.rcv_nxt;
   reply.sent = pkt.sent;
   reply.ce = pkt.ce;
-  reply.wire = kAckWireBytes;
+  reply.wire = kAckWireBytes + telemetry_wire_;
   reply.hops = pkt.hops;
   send_control(ctx, node, reply, t);  // the ACK echoes the data packet's telemetry
 }

@@ -39,6 +39,9 @@ struct FlowResult {
   core::Time finish = -1;  // the receiver holds the last byte (-1: not finished)
   core::Time acked = -1;   // the sender has the last ACK
   core::Time ideal = 0;    // FCT alone on the idle network (the reference of FCT slowdown)
+  // Alone on the idle network, when the sender would hold the last ACK: the sender-side
+  // reference HPCC's analysis divides by (its standalone FCT: base RTT + bytes / bottleneck).
+  core::Time ideal_acked = 0;
   std::uint64_t retransmitted_bytes = 0;
   std::uint32_t timeouts = 0;
   core::Time fct() const { return finish < 0 ? -1 : finish - start; }
@@ -147,6 +150,7 @@ class Nics {
   NodeId first_agent_ = 0;
   core::Time host_delay_ = 0;
   bool dcqcn_ = false;
+  std::uint32_t telemetry_wire_ = 0;  // INT bytes on data packets and their ACKs (HPCC)
 };
 
 }  // namespace fabricsim::net

@@ -38,6 +38,11 @@ inline constexpr std::uint32_t kAckWireBytes =
     padded_wire_bytes(kEthernetHeader + kIpv4Header + kUdpHeader + kBth + kAeth + kIcrc + kFcs);
 inline constexpr std::uint32_t kCnpWireBytes = padded_wire_bytes(
     kEthernetHeader + kIpv4Header + kUdpHeader + kBth + kCnpPayload + kIcrc + kFcs);
+// HPCC's in-band telemetry header on every data packet and on the ACK that echoes it: room for
+// 5 hops of 8 bytes and a 2-byte hop count (HPCC-ns3 int-header.h, IntHeader::GetStaticSize in
+// its HPCC mode; the HPCC paper, section 5.1, counts the same 42 bytes). fabricsim carries the
+// stamps beside the packet (net/packet.hpp); these bytes are what they cost on the wire.
+inline constexpr std::uint32_t kHpccIntBytes = 5 * 8 + 2;
 // An 802.1Qbb PFC frame is a minimum-size MAC control frame.
 inline constexpr std::uint32_t kPauseWireBytes = padded_wire_bytes(kMinFrame);
 

@@ -34,6 +34,27 @@ TEST_CASE("one flow on an idle path runs at wire goodput with the path's latency
   REQUIRE(total_drops(r) == 0);
 }
 
+TEST_CASE("HPCC's telemetry costs 42 bytes on the wire on every data packet and ACK", "[net]") {
+  const Topology topo = star(2);
+  const std::uint32_t mtu = 1000;
+  const std::uint64_t packets = 200;
+  std::vector<FlowSpec> flows{{0, 1, packets * mtu, 0}};
+  for (const cc::Kind kind : {cc::Kind::kNone, cc::Kind::kHpcc}) {
+    CAPTURE(cc::name(kind));
+    NetworkConfig cfg = config(kind);
+    cfg.nic.mtu = mtu;
+    const NetworkResult r = Network(topo, cfg, flows).run({});
+    require_conservation(r, flows);
+    REQUIRE(r.flows[0].retransmitted_bytes == 0);
+    const std::uint32_t extra = kind == cc::Kind::kHpcc ? kHpccIntBytes : 0;
+    // The sending NIC's port carries the data packets, the receiving NIC's one ACK each.
+    const PortStats& tx = r.ports[r.port_base[topo.nics[0]]];
+    const PortStats& rx = r.ports[r.port_base[topo.nics[1]]];
+    REQUIRE(tx.tx_bytes == packets * (data_wire_bytes(mtu) + extra));
+    REQUIRE(rx.tx_bytes == packets * (kAckWireBytes + extra));
+  }
+}
+
 TEST_CASE("a frame whose time on the wire passes the simulated horizon is an error", "[net]") {
   // 1 GB at 1 bps: 8e9 s, past int64 picoseconds (about 106.7 days); 1 GB at 1 Gbps is 8 s.
   REQUIRE(serialization(1'000'000'000, kGbps) == 8 * core::kSecond);
