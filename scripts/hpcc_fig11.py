@@ -13,9 +13,9 @@ holds one of the figure's labelled sizes beside the figure's value.
 The figure's values are read off its plot (approximate, +-10%). The paper simulates 0.1 s or
 more of arrivals; this runs --duration of them (default 2 ms, minutes per scheme), so flows of
 megabytes are few and the long-flow bins are noisy. Differences from the paper's set-up, kept
-on purpose: one ECN threshold pair for every port (the paper scales Kmin/Kmax with the link
-rate; its 100 Gb/s values here, where the host downlinks congest, while the 400 Gb/s fabric of
-this non-blocking tree rarely queues), DCQCN and TIMELY without the windowed (+win) variants.
+on purpose: DCTCP's single marking threshold is the 100 Gb/s one on every port (the paper
+scales it with the link rate; the host downlinks are where this non-blocking tree queues), and
+DCQCN and TIMELY run without the windowed (+win) variants.
 
 Usage: scripts/hpcc_fig11.py [--duration 2ms] [--cc hpcc,dcqcn,timely,dctcp] [--out DIR]
 """
@@ -49,19 +49,20 @@ SCHEMES = {
     # cc dcqcn (the variant the authors say the paper ran): ALPHA_RESUME_INTERVAL 1 us,
     # RATE_DECREASE_INTERVAL 4 us, RP_TIMER 300 us, EWMA_GAIN 1/256, FAST_RECOVERY_TIMES 1,
     # CLAMP_TARGET_RATE 0, RATE_AI 5 x bw/25, RATE_HAI 50 x bw/25 Mb/s; the reference's
-    # rules as scripts/cc_reference.sh sets them; Kmin/Kmax 100/400 KB x bw/25, Pmax 0.2.
+    # rules as scripts/cc_reference.sh sets them. Kmin/Kmax 100/400 KB x each port's rate/25G,
+    # Pmax 0.2 are fabricsim's defaults.
     "dcqcn": ["network.cc=dcqcn", "network.ack_class=control", "network.dcqcn.g=0.00390625",
               "network.dcqcn.alpha_init=1", "network.dcqcn.byte_counter=0B",
               "network.dcqcn.cnp_interval=0us", "network.dcqcn.min_dec_factor=0",
               "network.dcqcn.alpha_period=1us", "network.dcqcn.rate_reduce_period=4us",
               "network.dcqcn.increase_period=300us", "network.dcqcn.fast_recovery_steps=1",
               "network.dcqcn.clamp=after_timer_increase", "network.dcqcn.rate_ai=20Mbps",
-              "network.dcqcn.rate_hai=200Mbps", "network.dcqcn.min_rate=1000Mbps",
-              "network.ecn_kmin=400KB", "network.ecn_kmax=1600KB", "network.ecn_pmax=0.2"],
+              "network.dcqcn.rate_hai=200Mbps", "network.dcqcn.min_rate=1000Mbps"],
     # cc timely: fabricsim's hpcc_ns3 variant is run.py's timely; ACK_HIGH_PRIO 1.
     "timely": ["network.cc=timely", "network.ack_class=control"],
     # cc dctcp: a window (HAS_WIN 1), g 1/16, Kmin = Kmax = 30 KB x bw/10, Pmax 1,
-    # ACK_HIGH_PRIO 0.
+    # ACK_HIGH_PRIO 0; the 100 Gb/s threshold on every port (fabricsim scales only the
+    # default RED thresholds with the port rate).
     "dctcp": ["network.cc=dctcp", "network.ack_class=data", "network.dctcp.g=0.0625",
               "network.ecn_kmin=300KB", "network.ecn_kmax=300KB", "network.ecn_pmax=1"],
 }
