@@ -41,7 +41,8 @@ int cmd_run(const std::vector<std::string>& args) {
       "set", po::value(&sets)->composing(), "override a scenario key: --set simulation.seed=7")(
       "threads", po::value(&threads), "worker threads (overrides simulation.threads)")(
       "out", po::value(&out_dir),
-      "write flows.csv, ports.csv and results.json (collectives: busbw.csv; training: trace.json) "
+      "write flows.csv, ports.csv and results.json (collectives: busbw.csv; training: trace.json, "
+      "ops.csv) "
       "into this folder");
   if (const auto done =
           parse_scenario_args(args, opts, scenario, "fabricsim run scenarios/quickstart.yaml"))

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <map>
 
+#include "tools/csv.hpp"
 #include "tools/net_report.hpp"
 #include "tools/progress.hpp"
 #include "tools/results_json.hpp"
@@ -263,23 +264,63 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
   return out;
 }
 
-std::string trace_json(const workload::TrainingReport& r, const workload::TrainingConfig& c,
-                       std::size_t max_ops) {
-  std::size_t ops = 0;
-  for (const workload::RankDag& rd : r.dag.ranks) ops += rd.ops.size();
-  const bool all = ops <= max_ops;
-  // Which ranks the trace holds: every simulated one (the other data-parallel replicas run the
-  // same schedule and are left out when TrainingConfig::one_replica), or a sample.
-  std::size_t simulated = 0;
-  for (const workload::RankDag& rd : r.dag.ranks) simulated += rd.simulated;
-  const std::string ranks =
-      !all ? "tp 0 of dp replica 0, one per pipeline stage"
+namespace {
+
+// The ranks trace.json and ops.csv hold: every simulated one (the other data-parallel replicas
+// run the same schedule and are left out when TrainingConfig::one_replica), or with more than
+// `max_ops` operations in all, tensor-parallel rank 0 of replica 0, one per pipeline stage.
+struct RankSample {
+  bool all = true;
+  std::string description;
+};
+
+RankSample sample_ranks(const workload::TrainingReport& r, std::size_t max_ops) {
+  std::size_t ops = 0, simulated = 0;
+  for (const workload::RankDag& rd : r.dag.ranks) {
+    ops += rd.ops.size();
+    simulated += rd.simulated;
+  }
+  RankSample out;
+  out.all = ops <= max_ops;
+  out.description =
+      !out.all ? "tp 0 of dp replica 0, one per pipeline stage"
       : simulated == r.dag.ranks.size()
           ? "all"
           : fmt::format("the {} ranks of dp replica 0 (the other replicas are not simulated)",
                         simulated);
+  return out;
+}
+
+struct RankCoords {
+  int tp, dp, pp;
+};
+
+RankCoords coords_of(std::size_t rank, const workload::TrainingConfig& c) {
+  const int rk = static_cast<int>(rank);
+  return {rk % c.tp, rk / c.tp % c.dp, rk / (c.tp * c.dp)};
+}
+
+bool kept(const workload::TrainingReport& r, const workload::TrainingConfig& c,
+          const RankSample& sample, std::size_t rank) {
+  const RankCoords rc = coords_of(rank, c);
+  return r.dag.ranks[rank].simulated && (sample.all || (rc.tp == 0 && rc.dp == 0));
+}
+
+const char* category(const workload::Op& op) {
+  if (op.kind != workload::OpKind::Compute) return "communication";
+  return op.phase == workload::Phase::Forward     ? "forward"
+         : op.phase == workload::Phase::Backward  ? "backward"
+         : op.phase == workload::Phase::Recompute ? "recompute"
+                                                  : "optimizer";
+}
+
+}  // namespace
+
+std::string trace_json(const workload::TrainingReport& r, const workload::TrainingConfig& c,
+                       std::size_t max_ops) {
+  const RankSample sample = sample_ranks(r, max_ops);
   std::string out = "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"ranks\": \"";
-  out += ranks;
+  out += sample.description;
   out += "\"},\n\"traceEvents\": [\n";
   bool first = true;
   const auto sep = [&] {
@@ -287,14 +328,12 @@ std::string trace_json(const workload::TrainingReport& r, const workload::Traini
     first = false;
   };
   for (std::size_t rank = 0; rank < r.dag.ranks.size(); ++rank) {
-    const int tp = static_cast<int>(rank) % c.tp;
-    const int dp = static_cast<int>(rank) / c.tp % c.dp;
-    const int pp = static_cast<int>(rank) / (c.tp * c.dp);
-    if (!r.dag.ranks[rank].simulated || (!all && (tp != 0 || dp != 0))) continue;
+    if (!kept(r, c, sample, rank)) continue;
+    const RankCoords rc = coords_of(rank, c);
     sep();
     out += fmt::format(
         R"j({{"name": "process_name", "ph": "M", "pid": {}, "args": {{"name": "rank {} (tp {}, dp {}, pp {})"}}}})j",
-        rank, rank, tp, dp, pp);
+        rank, rank, rc.tp, rc.dp, rc.pp);
     for (int s = 0; s < static_cast<int>(Stream::Count); ++s) {
       sep();
       out += fmt::format(
@@ -312,18 +351,41 @@ std::string trace_json(const workload::TrainingReport& r, const workload::Traini
       const std::int64_t start_ns = (tm.start + 500) / 1000, end_ns = (tm.end + 500) / 1000;
       out += fmt::format(
           R"j({{"name": "{}", "cat": "{}", "ph": "X", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}, "args": {{"micro_batch": {}, "layer": {}}}}})j",
-          workload::kOpNames[op.name],
-          op.kind == workload::OpKind::Compute
-              ? (op.phase == workload::Phase::Forward     ? "forward"
-                 : op.phase == workload::Phase::Backward  ? "backward"
-                 : op.phase == workload::Phase::Recompute ? "recompute"
-                                                          : "optimizer")
-              : "communication",
-          rank, static_cast<int>(op.stream), static_cast<double>(start_ns) * 1e-3,
-          static_cast<double>(end_ns - start_ns) * 1e-3, op.micro_batch, op.layer);
+          workload::kOpNames[op.name], category(op), rank, static_cast<int>(op.stream),
+          static_cast<double>(start_ns) * 1e-3, static_cast<double>(end_ns - start_ns) * 1e-3,
+          op.micro_batch, op.layer);
     }
   }
   out += "\n]}\n";
+  return out;
+}
+
+std::string ops_csv(const workload::TrainingReport& r, const workload::TrainingConfig& c,
+                    std::size_t max_ops) {
+  const RankSample sample = sample_ranks(r, max_ops);
+  std::string out =
+      "rank,tp,dp,pp,stream,op,category,micro_batch,layer,collective,bytes,group_ranks,start_us,"
+      "end_us,duration_us\n";
+  for (std::size_t rank = 0; rank < r.dag.ranks.size(); ++rank) {
+    if (!kept(r, c, sample, rank)) continue;
+    const RankCoords rc = coords_of(rank, c);
+    const workload::RankDag& rd = r.dag.ranks[rank];
+    for (std::size_t i = 0; i < rd.ops.size(); ++i) {
+      const workload::Op& op = rd.ops[i];
+      const workload::OpTiming& tm = r.timeline.ops[rank][i];
+      std::string comm = ",,";
+      if (op.kind != workload::OpKind::Compute) {
+        const workload::Comm& cm = r.dag.comms[op.item];
+        comm = fmt::format("{},{},{}", collectives::name(cm.op), cm.bytes,
+                           r.dag.groups[cm.group].size());
+      }
+      out += fmt::format(
+          "{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}\n", rank, rc.tp, rc.dp, rc.pp,
+          stream_name(static_cast<int>(op.stream)), csv_field(workload::kOpNames[op.name]),
+          category(op), op.micro_batch, op.layer, comm, static_cast<double>(tm.start) * 1e-6,
+          static_cast<double>(tm.end) * 1e-6, static_cast<double>(tm.end - tm.start) * 1e-6);
+    }
+  }
   return out;
 }
 
@@ -385,7 +447,9 @@ int print_jobs(const Scenario& sc, const std::string& out_dir, bool quiet) {
     for (std::size_t j = 0; j < t.jobs.size(); ++j) {
       const std::string name = "trace_" + t.jobs[j].name + ".json";
       write_atomically(out_dir, name, trace_json(jr.jobs[j], t.jobs[j].config));
-      traces += name + ",";
+      const std::string ops = "ops_" + t.jobs[j].name + ".csv";
+      write_atomically(out_dir, ops, ops_csv(jr.jobs[j], t.jobs[j].config));
+      traces += name + "," + ops + ",";
     }
     write_atomically(out_dir, "results.json", results_json(sc, jr));
     std::vector<std::string> names;
@@ -409,13 +473,14 @@ int print_training(const Scenario& sc, const std::string& out_dir, bool quiet) {
   std::printf("simulated in %.2f s\n", wall);
   if (!out_dir.empty()) {
     write_atomically(out_dir, "trace.json", trace_json(r, sc.net->training->config));
+    write_atomically(out_dir, "ops.csv", ops_csv(r, sc.net->training->config));
     write_atomically(out_dir, "results.json", results_json(sc, r));
     if (r.comm == workload::CommMode::Packet) {
       // The shared fabric's own statistics: every port's busy time, bytes, queue, marks, pauses.
       write_atomically(out_dir, "ports.csv", ports_csv(sc.net->topology, r.fabric));
-      std::printf("wrote %s/{trace.json,results.json,ports.csv}\n", out_dir.c_str());
+      std::printf("wrote %s/{trace.json,ops.csv,results.json,ports.csv}\n", out_dir.c_str());
     } else {
-      std::printf("wrote %s/{trace.json,results.json}\n", out_dir.c_str());
+      std::printf("wrote %s/{trace.json,ops.csv,results.json}\n", out_dir.c_str());
     }
   }
   return 0;

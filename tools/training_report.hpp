@@ -18,7 +18,14 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
 std::string trace_json(const workload::TrainingReport& r, const workload::TrainingConfig& c,
                        std::size_t max_ops = 2'000'000);
 
-// Runs a training scenario: summary on stdout; with `out_dir`, trace.json and results.json.
+// One row per operation of the same ranks as trace_json: rank and its coordinates, stream,
+// name, category, micro-batch and layer (-1: none), the collective, its bytes (nccl-tests'
+// size) and group size for communication, start, end and duration in microseconds.
+std::string ops_csv(const workload::TrainingReport& r, const workload::TrainingConfig& c,
+                    std::size_t max_ops = 2'000'000);
+
+// Runs a training scenario: summary on stdout; with `out_dir`, trace.json, ops.csv and
+// results.json.
 int print_training(const Scenario& sc, const std::string& out_dir, bool quiet);
 
 }  // namespace fabricsim::tools

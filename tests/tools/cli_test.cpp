@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -485,4 +486,37 @@ TEST_CASE("fabricsim run on a training scenario writes its trace and results", "
           text, Catch::Contains(packet ? "\"network\": \"packet\"" : "\"network\": \"isolated\""));
     }
   }
+  // ops.csv: a row per slice of the trace, communication rows naming their collective and size.
+  std::ifstream trace(out + "/trace.json");
+  const std::string trace_text((std::istreambuf_iterator<char>(trace)),
+                               std::istreambuf_iterator<char>());
+  std::size_t slices = 0;
+  for (std::size_t at = trace_text.find("\"ph\": \"X\""); at != std::string::npos;
+       at = trace_text.find("\"ph\": \"X\"", at + 1)) {
+    ++slices;
+  }
+  std::ifstream ops(out + "/ops.csv");
+  std::string line;
+  REQUIRE(std::getline(ops, line));
+  REQUIRE(line ==
+          "rank,tp,dp,pp,stream,op,category,micro_batch,layer,collective,bytes,group_ranks,"
+          "start_us,end_us,duration_us");
+  std::size_t rows = 0, comms = 0;
+  while (std::getline(ops, line)) {
+    ++rows;
+    std::vector<std::string> f;
+    for (std::size_t a = 0, b; a <= line.size(); a = b + 1) {
+      b = line.find(',', a);
+      if (b == std::string::npos) b = line.size();
+      f.push_back(line.substr(a, b - a));
+    }
+    REQUIRE(f.size() == 15);
+    const bool comm = f[6] == "communication";
+    comms += comm;
+    REQUIRE(f[9].empty() != comm);
+    if (comm) REQUIRE(std::stoull(f[10]) > 0);
+    REQUIRE(std::stod(f[14]) == Approx(std::stod(f[13]) - std::stod(f[12])).margin(2e-6));
+  }
+  REQUIRE(rows == slices);
+  REQUIRE(comms > 0);
 }
