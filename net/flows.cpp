@@ -84,15 +84,25 @@ double FlowSizeCdf::sample(double u) const {
 
 std::vector<FlowSpec> poisson(const Topology& topo, const FlowSizeCdf& sizes, double load,
                               core::Time start, core::Time duration, std::uint64_t seed,
-                              std::uint64_t max_flows) {
+                              std::uint64_t max_flows, const IncastMix& incasts) {
   const auto nics = static_cast<std::uint32_t>(topo.nics.size());
   if (nics < 2) throw std::invalid_argument("poisson: needs at least 2 NICs");
   if (!(load > 0)) throw std::invalid_argument("poisson: load must be positive");
+  if (incasts.senders > 0 &&
+      (incasts.senders >= nics || incasts.bytes == 0 || !(incasts.load > 0))) {
+    throw std::invalid_argument("poisson: an incast needs 1 to NICs - 1 senders, bytes and load");
+  }
   const double mean_bits = sizes.mean() * 8;
-  double expected = 0;
+  const double seconds = double(duration) * 1e-12;
+  double expected = 0, capacity = 0;  // capacity: the NICs' line rates, bits per second
   for (std::uint32_t n = 0; n < nics; ++n) {
-    expected +=
-        double(duration) * 1e-12 * load * double(topo.link_at(topo.nics[n], 0).rate) / mean_bits;
+    const double rate = double(topo.link_at(topo.nics[n], 0).rate);
+    expected += seconds * load * rate / mean_bits;
+    capacity += rate;
+  }
+  const double incast_bits = double(incasts.senders) * double(incasts.bytes) * 8;
+  if (incasts.senders > 0) {
+    expected += seconds * incasts.load * capacity / incast_bits * double(incasts.senders);
   }
   if (expected > double(max_flows)) {
     throw std::length_error(fmt::format(
@@ -113,6 +123,26 @@ std::vector<FlowSpec> poisson(const Topology& topo, const FlowSizeCdf& sizes, do
       if (dst >= n) ++dst;
       const double bytes = std::max(1.0, std::round(sizes.sample(rng.uniform())));
       out.push_back({n, dst, static_cast<std::uint64_t>(bytes), static_cast<core::Time>(t)});
+    }
+  }
+  if (incasts.senders > 0) {
+    // A stream of its own, so the background flows are the same with or without incasts.
+    core::Rng rng(seed, 0x696e6361ULL);
+    const double mean_gap_ps = incast_bits / (incasts.load * capacity) * 1e12;
+    std::vector<std::uint32_t> others(nics - 1);
+    double t = double(start);
+    for (;;) {
+      t += -std::log(1.0 - rng.uniform()) * mean_gap_ps;
+      if (t >= double(start) + double(duration)) break;
+      const std::uint32_t dst = rng.below(nics);
+      for (std::uint32_t i = 0; i + 1 < nics; ++i) others[i] = i < dst ? i : i + 1;
+      // The first `senders` of a partial Fisher-Yates shuffle: distinct senders, uniformly.
+      for (std::uint32_t i = 0; i < incasts.senders; ++i) {
+        std::swap(others[i], others[i + rng.below(nics - 1 - i)]);
+        FlowSpec fs{others[i], dst, incasts.bytes, static_cast<core::Time>(t)};
+        fs.tag = kIncastTag;
+        out.push_back(fs);
+      }
     }
   }
   std::stable_sort(out.begin(), out.end(),

@@ -38,8 +38,19 @@ class FlowSizeCdf {
 // (at least one byte) to a NIC drawn uniformly among the others, from `start` until
 // `start + duration`. Sorted by start time; the same for the same seed. Throws
 // std::length_error when more than `max_flows` are expected.
+//
+// `incasts` mixes in incast events (the HPCC paper's Figure 11a set-up, section 5.3): at Poisson
+// times that offer `load` x the sum of the NICs' line rates, `senders` distinct NICs each send
+// `bytes` to one NIC, all drawn uniformly. Their flows carry kIncastTag.
+struct IncastMix {
+  std::uint32_t senders = 0;  // 0: no incasts
+  std::uint64_t bytes = 0;
+  double load = 0;
+};
+inline constexpr std::uint16_t kIncastTag = 1;
+
 std::vector<FlowSpec> poisson(const Topology& topo, const FlowSizeCdf& sizes, double load,
                               core::Time start, core::Time duration, std::uint64_t seed,
-                              std::uint64_t max_flows);
+                              std::uint64_t max_flows, const IncastMix& incasts = {});
 
 }  // namespace fabricsim::net

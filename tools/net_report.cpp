@@ -9,6 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "net/flows.hpp"
 #include "tools/csv.hpp"
 
 namespace fabricsim::tools {
@@ -46,7 +47,7 @@ std::vector<SlowdownClass> slowdown_classes(const std::vector<net::FlowSpec>& fl
   std::vector<SlowdownClass> out;
   for (const SizeClass& c : kSizeClasses) out.push_back({c.name, {}});
   for (std::size_t f = 0; f < flows.size(); ++f) {
-    if (r.flows[f].finish < 0) continue;
+    if (r.flows[f].finish < 0 || flows[f].tag == net::kIncastTag) continue;
     std::size_t c = 0;
     while (flows[f].bytes >= kSizeClasses[c].below) ++c;
     out[c].slowdowns.push_back(r.flows[f].slowdown());
@@ -103,10 +104,22 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
                        percentile(fct, 1));
   }
   // FCT slowdown: FCT over the flow's FCT alone on the idle network, by size class when the
-  // flows' sizes span more than one.
-  std::vector<double> slowdowns;
-  for (const net::FlowResult& f : r.flows) {
-    if (f.finish >= 0) slowdowns.push_back(f.slowdown());
+  // flows' sizes span more than one. The flows of a Poisson pattern's incast mix are the
+  // perturbation, not the traffic measured (as HPCC's analysis leaves them out).
+  std::vector<double> slowdowns, incast_fct;
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    if (r.flows[f].finish < 0) continue;
+    if (flows[f].tag == net::kIncastTag) {
+      incast_fct.push_back(us(r.flows[f].fct()));
+    } else {
+      slowdowns.push_back(r.flows[f].slowdown());
+    }
+  }
+  if (!incast_fct.empty()) {
+    out += fmt::format(
+        "incast flows      {} (left out of the slowdowns below): FCT (us) median {:.2f}  max "
+        "{:.2f}\n",
+        incast_fct.size(), percentile(incast_fct, 0.5), percentile(incast_fct, 1));
   }
   if (!slowdowns.empty()) {
     out += fmt::format("FCT slowdown      p50 {:.2f}  p95 {:.2f}  p99 {:.2f}  max {:.2f}\n",
@@ -159,12 +172,12 @@ std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec
                       const net::NetworkResult& r) {
   std::string out =
       "flow,src,dst,bytes,start_us,finish_us,fct_us,goodput_gbps,retransmitted_bytes,timeouts,"
-      "ideal_fct_us,slowdown,acked_us,ideal_acked_us\n";
+      "ideal_fct_us,slowdown,acked_us,ideal_acked_us,incast\n";
   for (std::size_t f = 0; f < flows.size(); ++f) {
     const net::FlowResult& fr = r.flows[f];
     const bool done = fr.finish >= 0;
     out += fmt::format(
-        "{},{},{},{},{:.6f},{},{},{},{},{},{:.6f},{},{},{:.6f}\n", f,
+        "{},{},{},{},{:.6f},{},{},{},{},{},{:.6f},{},{},{:.6f},{}\n", f,
         csv_field(topo.nodes[topo.nics[flows[f].src_nic]].name),
         csv_field(topo.nodes[topo.nics[flows[f].dst_nic]].name), flows[f].bytes, us(fr.start),
         done ? fmt::format("{:.6f}", us(fr.finish)) : "",
@@ -172,7 +185,8 @@ std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec
         done ? fmt::format("{:.4f}", double(flows[f].bytes) * 8e3 / double(fr.fct())) : "",
         fr.retransmitted_bytes, fr.timeouts, us(fr.ideal),
         done ? fmt::format("{:.4f}", fr.slowdown()) : "",
-        fr.acked >= 0 ? fmt::format("{:.6f}", us(fr.acked)) : "", us(fr.ideal_acked));
+        fr.acked >= 0 ? fmt::format("{:.6f}", us(fr.acked)) : "", us(fr.ideal_acked),
+        flows[f].tag == net::kIncastTag ? 1 : 0);
   }
   return out;
 }

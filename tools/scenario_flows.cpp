@@ -89,7 +89,9 @@ std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& top
   const Section::Foreign foreign = [&](const std::string& key) -> std::string {
     if (key == "receiver" || key == "senders") return "only pattern incast uses it";
     if (key == "list") return "only pattern list uses it";
-    if (key == "load" || key == "sizes" || key == "duration") return "only pattern poisson uses it";
+    if (key == "load" || key == "sizes" || key == "duration" || key == "incasts") {
+      return "only pattern poisson uses it";
+    }
     if (key == "size" && pattern == "poisson") return "pattern poisson draws them from sizes";
     if (key == "size" || key == "start") return "pattern list gives them per flow";
     return "";
@@ -115,7 +117,7 @@ std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& top
   }
 
   if (pattern == "poisson") {
-    s.only({"pattern", "load", "sizes", "duration", "start"}, foreign);
+    s.only({"pattern", "load", "sizes", "duration", "start", "incasts"}, foreign);
     const double load = s.real("load", std::nullopt, 0, 1, true);
     if (!s.has("sizes")) s.fail_key("sizes", "is required: websearch, fb_hadoop or a CSV file");
     const net::FlowSizeCdf sizes = read_sizes(s);
@@ -123,9 +125,17 @@ std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& top
     const core::Time duration = s.time("duration", std::nullopt, 1);
     if (nics < 2)
       s.fail_key("pattern", fmt::format("needs at least 2 NICs, the cluster has {}", nics));
+    net::IncastMix incasts;
+    if (s.has("incasts")) {
+      const Section mix = s.sub("incasts");
+      mix.only({"senders", "size", "load"});
+      incasts.senders = static_cast<std::uint32_t>(mix.uint("senders", std::nullopt, 1, nics - 1));
+      incasts.bytes = mix.bytes("size", std::nullopt, 1, kMaxBytes);
+      incasts.load = mix.real("load", std::nullopt, 0, 1, true);
+    }
     try {
       std::vector<net::FlowSpec> out =
-          net::poisson(topo, sizes, load, start, duration, seed, kMaxFlows);
+          net::poisson(topo, sizes, load, start, duration, seed, kMaxFlows, incasts);
       if (out.empty()) s.fail_key("duration", "is too short for a single flow at this load");
       return out;
     } catch (const std::length_error& e) {

@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
+#include <set>
+#include <vector>
 
 #include "tests/net/net_fixtures.hpp"
 
@@ -63,8 +66,7 @@ TEST_CASE("poisson flows offer the requested load, to other NICs, deterministica
   const double offered = 16 * double(kRate) / 8 * load * 0.05;
   CAPTURE(flows.size(), bytes / offered);
   REQUIRE(bytes / offered == Approx(1).epsilon(0.15));
-  REQUIRE(double(flows.size()) ==
-          Approx(offered / cdf.mean()).epsilon(0.07));
+  REQUIRE(double(flows.size()) == Approx(offered / cdf.mean()).epsilon(0.07));
   // The same seed gives the same flows; another seed others.
   const auto again = poisson(topo, cdf, load, core::kMicrosecond, duration, 7, 1'000'000);
   REQUIRE(again.size() == flows.size());
@@ -75,4 +77,44 @@ TEST_CASE("poisson flows offer the requested load, to other NICs, deterministica
   }
   REQUIRE(poisson(topo, cdf, load, 0, duration, 8, 1'000'000).size() != flows.size());
   REQUIRE_THROWS_AS(poisson(topo, cdf, load, 0, duration, 7, 100), std::length_error);
+}
+
+TEST_CASE("poisson flows with an incast mix: distinct senders into one NIC at the mix's load",
+          "[net]") {
+  const Topology topo = star(32);
+  const FlowSizeCdf cdf = websearch();
+  const core::Time duration = 50 * core::kMillisecond;
+  const IncastMix mix{8, 200'000, 0.05};
+  const auto plain = poisson(topo, cdf, 0.3, 0, duration, 3, 1'000'000);
+  const auto mixed = poisson(topo, cdf, 0.3, 0, duration, 3, 1'000'000, mix);
+  // The background is the same flows with or without incasts (a random stream of its own).
+  std::vector<FlowSpec> background;
+  std::map<std::pair<core::Time, std::uint32_t>, std::set<std::uint32_t>> events;
+  for (const FlowSpec& f : mixed) {
+    if (f.tag != kIncastTag) {
+      background.push_back(f);
+      continue;
+    }
+    REQUIRE(f.bytes == mix.bytes);
+    REQUIRE(f.src_nic != f.dst_nic);
+    REQUIRE(events[{f.start, f.dst_nic}].insert(f.src_nic).second);  // senders distinct
+  }
+  REQUIRE(background.size() == plain.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    REQUIRE(background[i].start == plain[i].start);
+    REQUIRE(background[i].dst_nic == plain[i].dst_nic);
+  }
+  std::set<std::uint32_t> receivers;
+  for (const auto& [key, senders] : events) {
+    REQUIRE(senders.size() == mix.senders);
+    receivers.insert(key.second);
+  }
+  // 32 NICs x 100 Gb/s x 5% x 50 ms = 1 GB in events of 8 x 200 KB: ~625 of them (Poisson,
+  // bounds at ~3.5 standard errors), spread over the receivers.
+  const double expected = 32 * double(kRate) / 8 * mix.load * 0.05 / (8 * 200'000.0);
+  CAPTURE(events.size(), expected);
+  REQUIRE(double(events.size()) == Approx(expected).epsilon(0.15));
+  REQUIRE(receivers.size() > 16);
+  REQUIRE_THROWS_AS(poisson(topo, cdf, 0.3, 0, duration, 3, 1'000'000, IncastMix{32, 1, 0.1}),
+                    std::invalid_argument);
 }
