@@ -24,6 +24,11 @@ struct SwitchConfig {
   // Dynamic PFC threshold: XOFF when an ingress port's shared-buffer bytes exceed
   // alpha x (free shared buffer); HPCC-ns3 switch-mmu.cc pfc_a_shift = 3, i.e. alpha = 1/8.
   double pfc_alpha = 1.0 / 8;
+  // A port faster than the NICs gets alpha x 2 per doubling of its rate over the slowest NIC's,
+  // at most x 8: HPCC-ns3 third.cc sets pfc_a_shift 3 and lowers it by one per doubling
+  // ("set pfc alpha, proportional to link bw"), so a 400 Gb/s uplink over 100 Gb/s NICs pauses
+  // at 1/2 of the free buffer where a host port pauses at 1/8.
+  bool pfc_alpha_by_rate = true;
   // A static XOFF threshold per ingress port instead (bytes); 0 keeps the dynamic one.
   std::uint64_t pfc_xoff_bytes = 0;
   // XON when the port is back below XOFF by this much: HPCC-ns3 switch-mmu.cc resume_offset 3 KB.

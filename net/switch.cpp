@@ -20,6 +20,12 @@ Switches::Switches(const Topology& topo, const NetworkConfig& cfg, const Outages
   kmin_.resize(ports.size());
   kmax_.resize(ports.size());
   headroom_.resize(ports.size());
+  pfc_alpha_.resize(ports.size());
+  Bps nic_rate = 0;
+  for (const NodeId nic : topo.nics) {
+    const Bps r = topo.link_at(nic, 0).rate;
+    nic_rate = nic_rate ? std::min(nic_rate, r) : r;
+  }
   for (NodeId v = 0; v < n; ++v) {
     const Node& node = topo.nodes[v];
     std::uint64_t headroom = 0;
@@ -31,6 +37,11 @@ Switches::Switches(const Topology& topo, const NetworkConfig& cfg, const Outages
       kmin_[i] = cfg.sw.kmin_bytes ? cfg.sw.kmin_bytes : std::uint64_t(100'000 * scale);
       kmax_[i] = cfg.sw.kmax_bytes ? cfg.sw.kmax_bytes : std::uint64_t(400'000 * scale);
       headroom_[i] = port_headroom(l, cfg);
+      pfc_alpha_[i] = cfg.sw.pfc_alpha;
+      for (int k = 0; cfg.sw.pfc_alpha_by_rate && nic_rate > 0 && k < 3 && l.rate > (nic_rate << k);
+           ++k) {
+        pfc_alpha_[i] *= 2;
+      }
       headroom += headroom_[i];
     }
     if (node.kind == NodeKind::kSwitch) {
@@ -40,10 +51,10 @@ Switches::Switches(const Topology& topo, const NetworkConfig& cfg, const Outages
   hpcc_ = cfg.cc.kind == cc::Kind::kHpcc;
 }
 
-std::uint64_t Switches::xoff_threshold(NodeId sw) const {
+std::uint64_t Switches::xoff_threshold(NodeId sw, std::uint32_t port_index) const {
   if (cfg_->sw.pfc_xoff_bytes) return cfg_->sw.pfc_xoff_bytes;
   const Buffer& b = buffers_[sw];
-  return std::uint64_t(cfg_->sw.pfc_alpha * double(b.shared_cap - b.shared_used));
+  return std::uint64_t(pfc_alpha_[port_index] * double(b.shared_cap - b.shared_used));
 }
 
 PortId Switches::route(Ctx& ctx, NodeId sw, const Packet& pkt) {
@@ -86,7 +97,7 @@ bool Switches::admit(Ctx& ctx, NodeId sw, PortId in, PortId out, const Packet& p
   }
   const std::uint32_t i = ports_->index(sw, in);
   Ingress& ig = ingress_[i];
-  if (ig.shared + bytes <= xoff_threshold(sw) && b.shared_used + bytes <= b.shared_cap) {
+  if (ig.shared + bytes <= xoff_threshold(sw, i) && b.shared_used + bytes <= b.shared_cap) {
     ig.shared += bytes;
     b.shared_used += bytes;
   } else if (ig.headroom + bytes <= headroom_[i]) {
@@ -95,7 +106,7 @@ bool Switches::admit(Ctx& ctx, NodeId sw, PortId in, PortId out, const Packet& p
     lossless_overrun(ctx, sw, in, pkt);
   }
   b.used += bytes;
-  if (!ig.peer_paused && (ig.headroom > 0 || ig.shared >= xoff_threshold(sw))) {
+  if (!ig.peer_paused && (ig.headroom > 0 || ig.shared >= xoff_threshold(sw, i))) {
     send_pause(ctx, sw, in, true);
   }
   return true;
@@ -171,13 +182,14 @@ void Switches::dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt, Telemetry&
     // packet itself was admitted to (HPCC-ns3 switch-mmu.cc RemoveFromIngressAdmission): the
     // headroom then empties as soon as the port drains at all, not when the very packets that
     // overflowed into it reach the head of a deep queue, and XON is not held back for that long.
-    Ingress& ig = ingress_[ports_->index(sw, pkt.in_port)];
+    const std::uint32_t in = ports_->index(sw, pkt.in_port);
+    Ingress& ig = ingress_[in];
     const std::uint64_t from_headroom = std::min<std::uint64_t>(ig.headroom, pkt.wire);
     ig.headroom -= from_headroom;
     ig.shared -= pkt.wire - from_headroom;
     b.shared_used -= pkt.wire - from_headroom;
     if (ig.peer_paused && ig.headroom == 0 &&
-        ig.shared + cfg_->sw.pfc_resume_offset <= xoff_threshold(sw)) {
+        ig.shared + cfg_->sw.pfc_resume_offset <= xoff_threshold(sw, in)) {
       send_pause(ctx, sw, pkt.in_port, false);
     }
   }

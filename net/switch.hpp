@@ -22,7 +22,7 @@ class Switches {
   // What the tables of a network of `nodes` nodes and `ports` ports take (routes aside).
   static constexpr std::uint64_t bytes(std::uint64_t nodes, std::uint64_t ports) {
     return nodes * (sizeof(Buffer) + sizeof(std::uint32_t)) +
-           ports * (sizeof(Ingress) + 3 * sizeof(std::uint64_t));
+           ports * (sizeof(Ingress) + 3 * sizeof(std::uint64_t) + sizeof(double));
   }
 
   // A data or transport-control packet arrived on port `in`: route it, admit it to the buffer
@@ -53,7 +53,7 @@ class Switches {
   void dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt, Telemetry& t);
   void send_pause(Ctx& ctx, NodeId sw, PortId p, bool on);
   core::Time pause_refresh(Bps rate) const;  // how often XOFF is re-sent while congested
-  std::uint64_t xoff_threshold(NodeId sw) const;
+  std::uint64_t xoff_threshold(NodeId sw, std::uint32_t port_index) const;
   [[noreturn]] void lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt);
 
   const Topology* topo_ = nullptr;
@@ -65,6 +65,7 @@ class Switches {
   std::vector<Ingress> ingress_;            // by port index
   std::vector<std::uint64_t> kmin_, kmax_;  // by port index: RED thresholds
   std::vector<std::uint64_t> headroom_;     // by port index: PFC headroom of the ingress side
+  std::vector<double> pfc_alpha_;           // by port index: the dynamic XOFF threshold's alpha
   bool hpcc_ = false;
 };
 

@@ -132,6 +132,7 @@ net::NetworkConfig read_network(const Section& s) {
           "pfc",
           "pfc_xoff",
           "pfc_alpha",
+          "pfc_alpha_by_rate",
           "pfc_resume_offset",
           "pfc_headroom_factor",
           "pfc_pause_quanta",
@@ -187,6 +188,7 @@ net::NetworkConfig read_network(const Section& s) {
   cfg.sw.pfc = s.boolean("pfc", def.sw.pfc);
   cfg.sw.pfc_xoff_bytes = s.bytes("pfc_xoff", def.sw.pfc_xoff_bytes, 0, cfg.sw.buffer_bytes);
   cfg.sw.pfc_alpha = s.real("pfc_alpha", def.sw.pfc_alpha, 0, 1024, true);
+  cfg.sw.pfc_alpha_by_rate = s.boolean("pfc_alpha_by_rate", def.sw.pfc_alpha_by_rate);
   cfg.sw.pfc_resume_offset = static_cast<std::uint32_t>(s.bytes(
       "pfc_resume_offset", def.sw.pfc_resume_offset, 0, std::numeric_limits<std::uint32_t>::max()));
   cfg.sw.pfc_headroom_factor = s.real("pfc_headroom_factor", def.sw.pfc_headroom_factor, 0, 1024);
