@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "net/flows.hpp"
+
 namespace fabricsim::tools {
 namespace {
 
@@ -125,12 +127,16 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
   std::size_t done = 0;
   double fct_sum = 0, fct_max = 0;
   std::vector<double> slowdowns;
-  for (const net::FlowResult& f : r.flows) {
+  const std::vector<net::FlowSpec>& flows = sc.net->flows;
+  for (std::size_t i = 0; i < r.flows.size(); ++i) {
+    const net::FlowResult& f = r.flows[i];
     if (f.finish < 0) continue;
     ++done;
     fct_sum += double(f.fct()) * 1e-6;
     fct_max = std::max(fct_max, double(f.fct()) * 1e-6);
-    if (f.ideal > 0) slowdowns.push_back(f.slowdown());
+    // An incast mix's flows stay out of the slowdowns, as in the summary.
+    const bool incast = i < flows.size() && flows[i].tag == net::kIncastTag;
+    if (f.ideal > 0 && !incast) slowdowns.push_back(f.slowdown());
   }
   std::sort(slowdowns.begin(), slowdowns.end());
   const auto slowdown_at = [&](double q) {

@@ -13,6 +13,7 @@
 #include "core/input_file.hpp"
 #include "core/mailbox.hpp"
 #include "core/phold.hpp"
+#include "net/flows.hpp"
 #include "net/memory.hpp"
 #include "tools/scenario_parts.hpp"
 #include "tools/units.hpp"
@@ -398,8 +399,12 @@ std::string describe(const Scenario& sc) {
       std::accumulate(n.flows.begin(), n.flows.end(), std::uint64_t{0},
                       [](std::uint64_t a, const net::FlowSpec& f) { return a + f.bytes; });
   const net::NetworkConfig& c = n.network;
-  std::string work = fmt::format("flows: {} {} flows, {} in total\n", n.flows.size(),
-                                 value("workload.flows.pattern"), format_bytes(bytes));
+  const auto incast = std::count_if(n.flows.begin(), n.flows.end(), [](const net::FlowSpec& f) {
+    return f.tag == net::kIncastTag;
+  });
+  std::string work = fmt::format(
+      "flows: {} {} flows{}, {} in total\n", n.flows.size(), value("workload.flows.pattern"),
+      incast ? fmt::format(" ({} of them in incasts)", incast) : "", format_bytes(bytes));
   if (n.collectives) {
     std::uint32_t gpus = 0;
     for (const net::Host& h : n.topology.hosts) gpus += h.gpus;

@@ -54,6 +54,38 @@ TEST_CASE("fabricsim run on the incast example: results independent of threads, 
   }
 }
 
+TEST_CASE("fabricsim run with an incast mix: incast flows marked, apart in the outputs", "[cli]") {
+  const std::string out = "build/cli_test_out/incast_mix";
+  const Out o =
+      run("run scenarios/examples/cc_websearch.yaml --set cluster.leaves=2 "
+          "--set cluster.hosts_per_leaf=8 --set workload.flows.duration=200us "
+          "--set workload.flows.incasts.senders=8 --set workload.flows.incasts.size=100KB "
+          "--set workload.flows.incasts.load=0.05 -q --out " +
+          out);
+  REQUIRE(o.status == 0);
+  REQUIRE_THAT(o.text, Catch::Contains("of them in incasts)") &&
+                           Catch::Contains("(left out of the slowdowns below)"));
+  std::ifstream flows(out + "/flows.csv");
+  std::string line;
+  REQUIRE(std::getline(flows, line));
+  REQUIRE_THAT(line, Catch::EndsWith(",acked_us,ideal_acked_us,incast"));
+  std::size_t incast = 0, background = 0;
+  while (std::getline(flows, line)) {
+    if (line.back() == '1') {
+      ++incast;
+      REQUIRE_THAT(line, Catch::Contains(",100000,"));  // every incast flow sends its 100 KB
+    } else {
+      ++background;
+    }
+  }
+  REQUIRE(incast % 8 == 0);
+  REQUIRE(incast > 0);
+  REQUIRE(background > 0);
+  std::ifstream ports(out + "/ports.csv");
+  REQUIRE(std::getline(ports, line));
+  REQUIRE_THAT(line, Catch::EndsWith(",data_bytes_background,data_bytes_incast"));
+}
+
 TEST_CASE("fabricsim run reports bad input without crashing", "[cli]") {
   const Out missing = run("run no/such.yaml");
   REQUIRE(missing.status == 1);
