@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""The HPCC paper's Figure 11c beside fabricsim (a benchmark report, not pass/fail).
+"""The HPCC paper's Figure 11 beside fabricsim (a benchmark report, not pass/fail).
 
-Li et al., "HPCC: High Precision Congestion Control", SIGCOMM'19, section 5.3, Figure 11c:
-FB_Hadoop flows at 50% load (no incast) on a 320-server fat tree, the 95th-percentile FCT
-slowdown of each scheme by flow size. This script builds that experiment from the paper's
-section 5.1 and its authors' run.py (alibaba-edu/High-Precision-Congestion-Control,
+Li et al., "HPCC: High Precision Congestion Control", SIGCOMM'19, section 5.3, Figure 11: on a
+320-server fat tree, the 95th-percentile FCT slowdown of each scheme by flow size, for
+FB_Hadoop flows at 30% load with 60-to-1 incasts (500 KB per sender) mixed in at 2% of the
+network's capacity (11a; 11b: the share of time PFC pauses), or at 50% load alone (11c). This
+script builds that experiment from the paper's section 5.1 and its authors' run.py (alibaba-edu/High-Precision-Congestion-Control,
 simulation/run.py and mix/fat.txt), runs it under HPCC, DCQCN, TIMELY and DCTCP, bins the
 flows as the authors' analysis/fct_analysis.py does (sorted by size, equal-count 5% bins, the
 slowdown clamped at 1, FCT to the last ACK at the sender as theirs), and prints each bin that
@@ -17,10 +18,12 @@ on purpose: DCTCP's single marking threshold is the 100 Gb/s one on every port (
 scales it with the link rate; the host downlinks are where this non-blocking tree queues), and
 DCQCN and TIMELY run without the windowed (+win) variants.
 
-Usage: scripts/hpcc_fig11.py [--duration 2ms] [--cc hpcc,dcqcn,timely,dctcp] [--out DIR]
+Usage: scripts/hpcc_fig11.py [--figure 11c|11a] [--duration 5ms] [--cc hpcc,dcqcn,timely,dctcp]
+                             [--out DIR]
 """
 import argparse
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -29,14 +32,24 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FABRICSIM = os.path.join(ROOT, "build", "release", "tools", "fabricsim")
 
-# Figure 11c, 95th-percentile slowdown at the x-axis labels (flow sizes in bytes) the figure
-# marks, read off the plot (approximate); None where the curve could not be read.
+# 95th-percentile slowdown at the x-axis labels (flow sizes in bytes) the figure marks, read off
+# the plot (approximate); None where the curve could not be read. 11a also gives the share of
+# time PFC paused (Figure 11b).
 PAPER_P95 = {
-    "hpcc": {1000: 1.8, 7000: 2.4, 46000: 3.1, 120000: 5.2},
-    "dcqcn": {1000: 5.3, 7000: 5.0, 46000: 5.0, 120000: None},
-    "timely": {1000: 6.4, 7000: None, 46000: 5.7, 120000: 5.4},
-    "dctcp": {1000: 3.35, 7000: 3.6, 46000: 3.6, 120000: 4.9},
+    "11c": {
+        "hpcc": {1000: 1.8, 7000: 2.4, 46000: 3.1, 120000: 5.2},
+        "dcqcn": {1000: 5.3, 7000: 5.0, 46000: 5.0, 120000: None},
+        "timely": {1000: 6.4, 7000: None, 46000: 5.7, 120000: 5.4},
+        "dctcp": {1000: 3.35, 7000: 3.6, 46000: 3.6, 120000: 4.9},
+    },
+    "11a": {
+        "hpcc": {1000: 1.6, 7000: 1.9, 46000: 2.2, 120000: 3.3},
+        "dcqcn": {1000: 65.0, 7000: 53.0, 46000: 45.0, 120000: None},
+        "timely": {1000: 100.0, 7000: None, 46000: 74.0, 120000: 38.0},
+        "dctcp": {1000: 3.0, 7000: 2.9, 46000: 2.9, 120000: 3.6},
+    },
 }
+PAPER_PAUSED = {"hpcc": 0.0, "dcqcn": 5.3, "timely": 8.7, "dctcp": 0.0}  # Figure 11b, %
 
 # Per scheme, the run.py settings (100 Gb/s hosts): ECN thresholds of the host links, the ACK
 # class (ACK_HIGH_PRIO) and the congestion-control keys. Common to all: 1000-byte payloads,
@@ -68,7 +81,7 @@ SCHEMES = {
 }
 
 
-def fat_tree_yaml(duration, seed):
+def fat_tree_yaml(duration, seed, figure):
     """mix/fat.txt as a custom topology: 5 pods of 4 ToRs (16 hosts each, 100 Gb/s) and 4
     aggregation switches, every ToR to every aggregation switch of its pod, aggregation switch
     j of each pod to cores 4j..4j+3; every switch link 400 Gb/s, every link 1 us."""
@@ -92,7 +105,10 @@ def fat_tree_yaml(duration, seed):
                   for c in range(4)]
     lines += ["network:", "  mtu: 1000B", "  buffer: 32MiB", "  pfc: true", "  ecn: true",
               "workload:", "  flows:", "    pattern: poisson", "    sizes: fb_hadoop",
-              "    load: 0.5", "    duration: %s" % duration]
+              "    load: %s" % ("0.3" if figure == "11a" else "0.5"),
+              "    duration: %s" % duration]
+    if figure == "11a":
+        lines.append("    incasts: {senders: 60, size: 500KB, load: 0.02}")
     return "\n".join(lines) + "\n"
 
 
@@ -103,7 +119,7 @@ def p95_bins(flows_csv):
     rows = []
     with open(flows_csv, newline="") as f:
         for r in csv.DictReader(f):
-            if r["acked_us"]:
+            if r["acked_us"] and r["incast"] == "0":  # the incasts are left out, as theirs
                 fct = float(r["acked_us"]) - float(r["start_us"])
                 rows.append((int(r["bytes"]), max(1.0, fct / float(r["ideal_acked_us"]))))
     rows.sort()
@@ -117,6 +133,19 @@ def p95_bins(flows_csv):
     return bins, n
 
 
+def paused_share(ports_csv, results_json):
+    """Percent of port-time a port's data class was paused, over every port, until the last
+    ACK (one reading of Figure 11b's "fraction of time paused")."""
+    with open(results_json) as f:
+        until_us = json.load(f)["results"]["end_us"]  # the last ACK
+    paused = ports = 0
+    with open(ports_csv, newline="") as f:
+        for r in csv.DictReader(f):
+            paused += float(r["paused_us"])
+            ports += 1
+    return 100.0 * paused / (ports * until_us)
+
+
 def at_size(bins, size):
     """The first bin whose largest flow is at least `size` (the bin the label sits in)."""
     for top, p95 in bins:
@@ -127,7 +156,8 @@ def at_size(bins, size):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--duration", default="2ms")
+    ap.add_argument("--figure", default="11c", choices=["11c", "11a"])
+    ap.add_argument("--duration", default="5ms")
     ap.add_argument("--cc", default="hpcc,dcqcn,timely,dctcp")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="keep every run's outputs here")
@@ -138,11 +168,13 @@ def main():
     os.makedirs(out, exist_ok=True)
     scenario = os.path.join(out, "hpcc_fig11.yaml")
     with open(scenario, "w") as f:
-        f.write(fat_tree_yaml(args.duration, args.seed))
+        f.write(fat_tree_yaml(args.duration, args.seed, args.figure))
     sizes = [1000, 7000, 46000, 120000]
-    print("FB_Hadoop, 50%% load, %s of arrivals, 95th-percentile FCT slowdown: paper (Fig. 11c, "
-          "read off the plot) / fabricsim" % args.duration)
-    print("%-8s %8s " % ("scheme", "flows") + " ".join("%14s" % ("<= %dB" % s) for s in sizes))
+    print("FB_Hadoop, %s, %s of arrivals, 95th-percentile FCT slowdown: paper (Fig. %s, read off "
+          "the plot) / fabricsim" % ("30% load + incasts" if args.figure == "11a" else "50% load",
+                                     args.duration, args.figure))
+    print("%-8s %8s " % ("scheme", "flows") + " ".join("%14s" % ("<= %dB" % s) for s in sizes) +
+          ("   paused %" if args.figure == "11a" else ""))
     for cc in args.cc.split(","):
         run_dir = os.path.join(out, cc)
         cmd = [FABRICSIM, "run", scenario, "--quiet", "--out", run_dir]
@@ -152,10 +184,13 @@ def main():
         bins, n = p95_bins(os.path.join(run_dir, "flows.csv"))
         cells = []
         for s in sizes:
-            paper = PAPER_P95[cc][s]
+            paper = PAPER_P95[args.figure][cc][s]
             ours = at_size(bins, s)
             cells.append("%6s / %5s" % ("-" if paper is None else "%.1f" % paper,
                                         "-" if ours is None else "%.1f" % ours))
+        if args.figure == "11a":
+            cells.append("%5.1f / %4.2f" % (PAPER_PAUSED[cc], paused_share(
+                os.path.join(run_dir, "ports.csv"), os.path.join(run_dir, "results.json"))))
         print("%-8s %8d " % (cc, n) + " ".join("%14s" % c for c in cells))
     print("outputs in %s" % out)
 
