@@ -5,14 +5,15 @@ Li et al., "HPCC: High Precision Congestion Control", SIGCOMM'19, section 5.3, F
 320-server fat tree, the 95th-percentile FCT slowdown of each scheme by flow size, for
 FB_Hadoop flows at 30% load with 60-to-1 incasts (500 KB per sender) mixed in at 2% of the
 network's capacity (11a; 11b: the share of time PFC pauses), or at 50% load alone (11c). This
-script builds that experiment from the paper's section 5.1 and its authors' run.py (alibaba-edu/High-Precision-Congestion-Control,
-simulation/run.py and mix/fat.txt), runs it under HPCC, DCQCN, TIMELY and DCTCP, bins the
-flows as the authors' analysis/fct_analysis.py does (sorted by size, equal-count 5% bins, the
-slowdown clamped at 1, FCT to the last ACK at the sender as theirs), and prints each bin that
-holds one of the figure's labelled sizes beside the figure's value.
+script builds that experiment from the paper's section 5.1 and its authors' run.py and
+mix/fat.txt (alibaba-edu/High-Precision-Congestion-Control, simulation/), runs it under HPCC,
+DCQCN, TIMELY and DCTCP, bins the flows as the authors' analysis/fct_analysis.py does (sorted
+by size, equal-count 5% bins, the slowdown clamped at 1, FCT to the last ACK at the sender as
+theirs, incast flows left out), and prints each bin that holds one of the figure's labelled
+sizes beside the figure's value.
 
 The figure's values are read off its plot (approximate, +-10%). The paper simulates 0.1 s or
-more of arrivals; this runs --duration of them (default 2 ms, minutes per scheme), so flows of
+more of arrivals; this runs --duration of them (default 5 ms, minutes per scheme), so flows of
 megabytes are few and the long-flow bins are noisy. Differences from the paper's set-up, kept
 on purpose: DCTCP's single marking threshold is the 100 Gb/s one on every port (the paper
 scales it with the link rate; the host downlinks are where this non-blocking tree queues), and
