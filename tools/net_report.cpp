@@ -19,13 +19,6 @@ double us(core::Time t) {
   return double(t) * 1e-6;
 }
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t i = std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5));
-  return v[i];
-}
-
 // Size classes of FCT slowdown: the decades HPCC's and DCQCN's evaluations plot.
 struct SizeClass {
   const char* name;
@@ -47,7 +40,7 @@ std::vector<SlowdownClass> slowdown_classes(const std::vector<net::FlowSpec>& fl
   std::vector<SlowdownClass> out;
   for (const SizeClass& c : kSizeClasses) out.push_back({c.name, {}});
   for (std::size_t f = 0; f < flows.size(); ++f) {
-    if (r.flows[f].finish < 0 || flows[f].tag == net::kIncastTag) continue;
+    if (!measured_slowdown(flows[f], r.flows[f])) continue;
     std::size_t c = 0;
     while (flows[f].bytes >= kSizeClasses[c].below) ++c;
     out[c].slowdowns.push_back(r.flows[f].slowdown());
@@ -56,6 +49,17 @@ std::vector<SlowdownClass> slowdown_classes(const std::vector<net::FlowSpec>& fl
 }
 
 }  // namespace
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t i = std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5));
+  return v[i];
+}
+
+bool measured_slowdown(const net::FlowSpec& spec, const net::FlowResult& result) {
+  return result.finish >= 0 && spec.tag != net::kIncastTag;
+}
 
 std::string fct_slowdown_csv(const std::vector<net::FlowSpec>& flows, const net::NetworkResult& r) {
   std::string out = "size_class,flows,slowdown_p50,slowdown_p95,slowdown_p99,slowdown_max\n";
@@ -104,15 +108,13 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
                        percentile(fct, 1));
   }
   // FCT slowdown: FCT over the flow's FCT alone on the idle network, by size class when the
-  // flows' sizes span more than one. The flows of a Poisson pattern's incast mix are the
-  // perturbation, not the traffic measured (as HPCC's analysis leaves them out).
+  // flows' sizes span more than one; an incast mix's flows apart.
   std::vector<double> slowdowns, incast_fct;
   for (std::size_t f = 0; f < flows.size(); ++f) {
-    if (r.flows[f].finish < 0) continue;
-    if (flows[f].tag == net::kIncastTag) {
-      incast_fct.push_back(us(r.flows[f].fct()));
-    } else {
+    if (measured_slowdown(flows[f], r.flows[f])) {
       slowdowns.push_back(r.flows[f].slowdown());
+    } else if (r.flows[f].finish >= 0) {
+      incast_fct.push_back(us(r.flows[f].fct()));
     }
   }
   if (!incast_fct.empty()) {

@@ -22,6 +22,12 @@ std::vector<BusyLink> busiest_links(const net::Topology& topo, const net::Networ
 std::string network_summary(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
                             const net::NetworkResult& r);
 
+// The value at fraction q in [0, 1] of `v` (nearest rank; 0 when empty).
+double percentile(std::vector<double> v, double q);
+// Whether a flow's FCT slowdown is part of what a run measures: it finished, and it is not one
+// of a Poisson pattern's incast mix (the perturbation, as HPCC's analysis leaves them out).
+bool measured_slowdown(const net::FlowSpec& spec, const net::FlowResult& result);
+
 std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec>& flows,
                       const net::NetworkResult& r);
 // FCT slowdown (FCT over the flow's FCT alone on the idle network) by flow-size class.

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "net/flows.hpp"
+#include "tools/net_report.hpp"
 
 namespace fabricsim::tools {
 namespace {
@@ -127,24 +127,14 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
   std::size_t done = 0;
   double fct_sum = 0, fct_max = 0;
   std::vector<double> slowdowns;
-  const std::vector<net::FlowSpec>& flows = sc.net->flows;
   for (std::size_t i = 0; i < r.flows.size(); ++i) {
     const net::FlowResult& f = r.flows[i];
     if (f.finish < 0) continue;
     ++done;
     fct_sum += double(f.fct()) * 1e-6;
     fct_max = std::max(fct_max, double(f.fct()) * 1e-6);
-    // An incast mix's flows stay out of the slowdowns, as in the summary.
-    const bool incast = i < flows.size() && flows[i].tag == net::kIncastTag;
-    if (f.ideal > 0 && !incast) slowdowns.push_back(f.slowdown());
+    if (f.ideal > 0 && measured_slowdown(sc.net->flows[i], f)) slowdowns.push_back(f.slowdown());
   }
-  std::sort(slowdowns.begin(), slowdowns.end());
-  const auto slowdown_at = [&](double q) {
-    return slowdowns.empty()
-               ? 0.0
-               : slowdowns[std::min(slowdowns.size() - 1,
-                                    std::size_t(q * double(slowdowns.size() - 1) + 0.5))];
-  };
   std::uint64_t drops = 0, lost = 0, marks = 0, pauses = 0;
   for (const net::PortStats& p : r.ports) {
     drops += p.drops;
@@ -163,8 +153,8 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
   res["lost_on_failed_links"] = lost;
   res["ecn_marks"] = marks;
   res["pfc_pauses"] = pauses;
-  res["fct_slowdown_p50"] = slowdown_at(0.5);
-  res["fct_slowdown_p99"] = slowdown_at(0.99);
+  res["fct_slowdown_p50"] = percentile(slowdowns, 0.5);
+  res["fct_slowdown_p99"] = percentile(slowdowns, 0.99);
   const core::KernelStats& ks = r.kernel;
   Json& k = doc["kernel"] = Json::object();
   k["events"] = ks.events;
