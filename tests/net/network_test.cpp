@@ -263,8 +263,9 @@ TEST_CASE("PFC: a port faster than the NICs pauses later (alpha x 2 per doubling
   }
   CAPTURE(paused[0], paused[1], held[0], held[1]);
   // At 4 x 1/8 = 1/2 of the free buffer instead of 1/8 the leaf holds more of the burst before
-  // it pauses the spine (measured 1.84 against 0.84 MB), so the spine is paused for less time
-  // (875 against 1,037 us).
+  // it pauses the spine: an ingress holding x pauses at x = a (F - x), x = aF / (1 + a), F/3
+  // instead of F/9 of the free buffer F (measured 1.84 against 0.84 MB, the headroom and the
+  // hosts' own ports included), so the spine is paused for less time (875 against 1,037 us).
   REQUIRE(paused[0] > 0);
   REQUIRE(held[1] > 2 * held[0]);
   REQUIRE(paused[1] < paused[0]);
