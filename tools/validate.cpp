@@ -16,15 +16,26 @@ namespace fabricsim::tools {
 
 namespace fs = std::filesystem;
 
-std::vector<ValidationEntry> load_manifest(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    throw ScenarioError(fmt::format("{}: {}", path, e.what()));
+YAML::Node read_manifest(const std::string& path, const char* what) {
+  if (fs::path(path).is_relative() && !fs::exists(path)) {
+    throw ScenarioError(
+        fmt::format("{}: cannot open the {}: no such file in the current folder ({}); run from the "
+                    "repository's top folder or give its path with --manifest",
+                    path, what, fs::current_path().string()));
   }
+  std::ifstream in = open_input(path, what, 16u << 20);  // as a scenario file
+  try {
+    return YAML::Load(in);
+  } catch (const YAML::ParserException& e) {
+    throw ScenarioError(fmt::format("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
+                                    e.mark.column + 1, e.msg));
+  }
+}
+
+std::vector<ValidationEntry> load_manifest(const std::string& path) {
+  const YAML::Node root = read_manifest(path, "manifest");
   const fs::path dir = fs::path(path).parent_path();
-  const YAML::Node list = root["datasets"];
+  const YAML::Node list = root.IsMap() ? root["datasets"] : YAML::Node();
   if (!list || !list.IsSequence()) {
     throw ScenarioError(path + ": needs a 'datasets:' list");
   }

@@ -8,6 +8,10 @@
 
 #include "tools/busbw.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace fabricsim::tools {
 
 struct ValidationEntry {
@@ -20,6 +24,11 @@ struct ValidationEntry {
   // CI accuracy test leaves it to the `scale` label.
   bool scale = false;
 };
+
+// The YAML of a manifest (`what`: "manifest", "training manifest"); ScenarioError with the
+// reason when it cannot be read, and a hint when a relative path names no file (the default
+// manifests are relative to the repository's top folder).
+YAML::Node read_manifest(const std::string& path, const char* what);
 
 // Reads a manifest; paths in it are relative to the manifest's folder.
 std::vector<ValidationEntry> load_manifest(const std::string& path);

@@ -7,20 +7,13 @@
 
 #include "tools/scenario.hpp"
 #include "tools/training_report.hpp"
+#include "tools/validate.hpp"
 #include "tools/yaml_section.hpp"
 
 namespace fabricsim::tools {
 
 std::vector<TrainingCase> load_training_manifest(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ScenarioError(path + ": cannot open the training manifest");
-  } catch (const YAML::ParserException& e) {
-    throw ScenarioError(fmt::format("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
-                                    e.mark.column + 1, e.msg));
-  }
+  const YAML::Node root = read_manifest(path, "training manifest");
   ParseContext ctx;
   ctx.file = path;
   const Section top(root, ctx, "");

@@ -246,7 +246,13 @@ TEST_CASE("fabricsim validate runs one dataset and writes its CSV", "[cli]") {
   REQUIRE(v.status == 0);
   REQUIRE_THAT(v.text, Catch::Contains("allreduce_h100-sxm5_4gpu_nvswitch_algo-ring"));
   REQUIRE_THAT(v.text, Catch::Contains("1 of 1 datasets meet the bar"));
-  REQUIRE(run("validate --manifest no/such.yaml").status == 1);
+  // A manifest that is not there says where it was looked for and what to do.
+  for (const char* suite : {"busbw", "training"}) {
+    const Out missing = run(std::string("validate --suite ") + suite + " --manifest no/such.yaml");
+    REQUIRE(missing.status == 1);
+    REQUIRE_THAT(missing.text, Catch::Contains("no/such.yaml: cannot open the") &&
+                                   Catch::Contains("run from the repository's top folder"));
+  }
   // A dataset name that is not in the manifest is a typo, not an empty (passing) selection.
   for (const char* suite : {"busbw", "training"}) {
     const Out typo = run(std::string("validate --suite ") + suite + " --dataset nosuch");
