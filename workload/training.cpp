@@ -49,7 +49,8 @@ const char* const kOpNames[] = {"layernorm",
                                 "embedding_allreduce",
                                 "grad_unscale",
                                 "grad_norm",
-                                "zero_grad"};
+                                "zero_grad",
+                                "grad_cast"};
 const int kOpNameCount = static_cast<int>(std::size(kOpNames));
 
 namespace {
@@ -87,6 +88,7 @@ enum Name : std::uint8_t {
   kGradUnscale,
   kGradNorm,
   kZeroGrad,
+  kGradCast,
   kNameCount
 };
 static_assert(kNameCount == std::size(kOpNames));
@@ -646,11 +648,21 @@ class Generator {
     const double shard = c_.zero >= 1 ? stage_params / c_.dp : stage_params;
     const double buffer = c_.zero >= 2 ? shard : stage_params;
     std::int64_t opt = -1;
+    // 16-bit gradients are cast to FP32 main gradients first, a read of the 16-bit and a write
+    // of the FP32 copy (Megatron's _copy_model_grads_to_main_grads: main_grad = grad.float();
+    // with FP32 gradients .float() returns the same tensor and nothing moves). The unscale and
+    // the norm then read the FP32 copies.
+    double main_grad_bytes = c_.grad_bytes;
+    if (c_.grad_bytes < 4) {
+      opt = memory(kGradCast, (c_.grad_bytes + 4.0) * shard, waits);
+      waits = {opt};
+      main_grad_bytes = 4;
+    }
     if (c_.dtype == compute::Dtype::FP16) {
-      opt = memory(kGradUnscale, 2.0 * c_.grad_bytes * shard, waits);
+      opt = memory(kGradUnscale, 2.0 * main_grad_bytes * shard, waits);
       waits = {opt};
     }
-    opt = memory(kGradNorm, 1.0 * c_.grad_bytes * shard, waits);
+    opt = memory(kGradNorm, 1.0 * main_grad_bytes * shard, waits);
     opt = memory(kOptimizer, kOptimizerBytesPerParam * shard, opt);
     memory(kZeroGrad, 1.0 * c_.grad_bytes * buffer, opt);
     if (c_.dp > 1 && (c_.zero == 1 || c_.zero == 2)) {

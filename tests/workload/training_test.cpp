@@ -209,7 +209,8 @@ TEST_CASE("training schedules: with free communication the iteration is the sche
           const std::string n = op_name(op);
           if (op.kind == OpKind::Compute &&
               (n == "layernorm" || n == "embedding" || n == "logits" || n == "cross_entropy" ||
-               n == "optimizer" || n == "grad_unscale" || n == "grad_norm" || n == "zero_grad")) {
+               n == "optimizer" || n == "grad_unscale" || n == "grad_norm" || n == "zero_grad" ||
+               n == "grad_cast")) {
             kt[op.item] = 0;
           }
         }
@@ -318,6 +319,42 @@ TEST_CASE("training memory estimate: a hand-computed case", "[workload][training
   c.zero = 3;
   c.dp = 1;
   REQUIRE(estimate_memory(m, c).weights == Approx(params * 2));
+}
+
+TEST_CASE("optimizer step: 16-bit gradients are cast to FP32 before the unscale and the norm",
+          "[workload][training]") {
+  // Same model as the memory case: 86080 parameters per rank.
+  const ModelSpec m = gpt(2, 64, 4, 128, 1000);
+  const double params = 86080;
+  TrainingConfig c;
+  c.tp = 2;
+  c.micro_batch = 2;
+  c.global_batch = 2;
+  c.dtype = compute::Dtype::FP16;
+  const auto bytes_of = [&](const TrainingConfig& cfg) {
+    std::map<std::string, double> out;
+    const Dag dag = build_training(m, cfg);
+    for (const Op& op : dag.ranks[0].ops) {
+      if (op.kind == OpKind::Compute && op.phase == Phase::Optimizer) {
+        out[op_name(op)] += static_cast<double>(dag.kernels[op.item].bytes);
+      }
+    }
+    return out;
+  };
+  // FP32 gradients: nothing to cast; the unscale reads and writes them, the norm reads them.
+  auto fp32 = bytes_of(c);
+  REQUIRE(fp32.count("grad_cast") == 0);
+  REQUIRE(fp32["grad_unscale"] == Approx(8 * params).epsilon(1e-6));
+  REQUIRE(fp32["grad_norm"] == Approx(4 * params).epsilon(1e-6));
+  REQUIRE(fp32["zero_grad"] == Approx(4 * params).epsilon(1e-6));
+  // FP16 gradients: a read of 2 and a write of 4 bytes each, then the FP32 copies as above;
+  // only the 16-bit gradient buffer is zeroed.
+  c.grad_bytes = 2;
+  auto fp16 = bytes_of(c);
+  REQUIRE(fp16["grad_cast"] == Approx(6 * params).epsilon(1e-6));
+  REQUIRE(fp16["grad_unscale"] == Approx(8 * params).epsilon(1e-6));
+  REQUIRE(fp16["grad_norm"] == Approx(4 * params).epsilon(1e-6));
+  REQUIRE(fp16["zero_grad"] == Approx(2 * params).epsilon(1e-6));
 }
 
 TEST_CASE("training run: a configuration that does not fit errors with the numbers",
