@@ -13,6 +13,7 @@ int cmd_sweep(const std::vector<std::string>& args);
 int cmd_topo(const std::vector<std::string>& args);
 int cmd_busbw(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
+int cmd_info(const std::vector<std::string>& args);
 
 struct Scenario;
 // The busbw table of a scenario with a collectives: section (run and busbw both print it);

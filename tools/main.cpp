@@ -1,4 +1,4 @@
-// fabricsim: the command line. Subcommands: run, sweep, topo, busbw, validate, bench.
+// fabricsim: the command line. Subcommands: run, sweep, topo, busbw, validate, info, bench.
 #include <spdlog/spdlog.h>
 
 #include <boost/program_options.hpp>
@@ -31,6 +31,7 @@ constexpr const char* kUsage =
     "  topo SCENARIO.yaml [--dot FILE]                        the cluster it builds\n"
     "  busbw SCENARIO.yaml [-b 8] [-e 128M] [--op allreduce]  nccl-tests table, simulated\n"
     "  validate [--csv FILE] [--dataset NAME] [--max-bytes N] simulated vs measured busbw\n"
+    "  info [KEY-OR-SECTION] [--markdown]                    the scenario keys: type, default\n"
     "  bench phold [--nodes N] [--threads T] [--end TIME] ...  kernel benchmark\n"
     "  bench fattree [--hosts N] [--cc dcqcn] [--threads T]    network benchmark\n"
     "\n"
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
     if (command == "topo") return tools::cmd_topo(rest);
     if (command == "busbw") return tools::cmd_busbw(rest);
     if (command == "validate") return tools::cmd_validate(rest);
+    if (command == "info") return tools::cmd_info(rest);
     std::cerr << "fabricsim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const tools::ScenarioError& e) {

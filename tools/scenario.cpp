@@ -355,6 +355,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     // Only reached on a yaml-cpp surprise: every expected problem is reported by a Section.
     throw ScenarioError(fmt::format("{}: {}", name, e.what()));
   }
+  sc.read = ctx.resolved;
   if (sc.net) sc.net->resolved = std::move(ctx.resolved);
   return sc;
 }

@@ -111,6 +111,9 @@ struct Scenario {
   std::optional<core::PholdParams> phold;  // workload.phold
   std::optional<NetScenario> net;          // cluster + workload.flows
   bool has_sweep = false;                  // a `sweep:` section, which only `sweep` reads
+  // Every key the readers read, defaults included, in reading order (the key registry's tests
+  // check them against tools/scenario_keys.hpp).
+  std::vector<ResolvedKey> read;
 };
 
 // Loads `path`, applying `overrides` ("a.b.c=value", as given to --set) before validation.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -557,4 +558,41 @@ TEST_CASE("fabricsim run on a training scenario writes its trace and results", "
   }
   REQUIRE(rows == slices);
   REQUIRE(comms > 0);
+}
+
+TEST_CASE("fabricsim info lists the registered keys and checks the docs", "[cli]") {
+  const Out dcqcn = run("info network.dcqcn");
+  REQUIRE(dcqcn.status == 0);
+  REQUIRE_THAT(dcqcn.text, Catch::Contains("network.dcqcn.rate_ai") &&
+                               Catch::Contains("default: 5Mbps") &&
+                               !Catch::Contains("network.hpcc"));
+  const Out one = run("info cluster.host.gpus");
+  REQUIRE(one.status == 0);
+  REQUIRE_THAT(one.text,
+               Catch::Contains("cluster.host.gpus") && !Catch::Contains("cluster.host.cpu"));
+  const Out md = run("info network.hpcc --markdown");
+  REQUIRE_THAT(md.text, Catch::StartsWith("| key | type / unit | default | meaning |") &&
+                            Catch::Contains("| `eta` |"));
+  const Out typo = run("info netwrk.mtu");
+  REQUIRE(typo.status == 1);
+  REQUIRE_THAT(typo.text, Catch::Contains("no scenario key or section 'netwrk.mtu'") &&
+                              Catch::Contains("did you mean 'network.mtu'?"));
+  REQUIRE(run("info --docs docs/scenarios.md").status == 0);
+  // A key table edited by hand is caught.
+  const std::string copy = "build/cli_test_out/scenarios_edited.md";
+  std::filesystem::create_directories("build/cli_test_out");
+  {
+    std::ifstream in("docs/scenarios.md");
+    std::ofstream out(copy);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.starts_with("| `mtu` |")) line += " edited";
+      out << line << '\n';
+    }
+  }
+  const Out stale = run("info --docs " + copy);
+  REQUIRE(stale.status == 1);
+  REQUIRE_THAT(stale.text, Catch::Contains("differ from the registry"));
+  REQUIRE(run("info --docs " + copy + " --write").status == 0);
+  REQUIRE(run("info --docs " + copy).status == 0);
 }

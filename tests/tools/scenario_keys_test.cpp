@@ -1,0 +1,202 @@
+#include "tools/scenario_keys.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/scenario.hpp"
+#include "tools/units.hpp"
+
+using namespace fabricsim;
+using namespace fabricsim::tools;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The literal defaults a default cell states: when it opens with a value in backticks, every
+// backticked word in it (variants side by side, `connectx` / `paper`; conditions, `2` with
+// `interleaved`, else `1`). A cell that opens with words ("required", "the model's NVLink
+// bandwidth ...") states none.
+std::vector<std::string> literals(std::string_view cell) {
+  std::vector<std::string> out;
+  if (!cell.starts_with('`')) return out;
+  for (auto open = cell.find('`'); open != std::string_view::npos; open = cell.find('`')) {
+    const auto close = cell.find('`', open + 1);
+    if (close == std::string_view::npos) break;
+    out.emplace_back(cell.substr(open + 1, close - open - 1));
+    cell = cell.substr(close + 1);
+  }
+  return out;
+}
+
+// Whether a row documents the key at `path` (generic, "[i]" for list items) or a section,
+// list or link block that holds it.
+bool covers(const KeyInfo& row, const std::string& path) {
+  for (const KeyTable& t : key_tables()) {
+    if (t.id != row.table) continue;
+    for (const std::string& name : key_names(row)) {
+      std::string pre(t.prefix);
+      const auto link = pre.find("{link}");
+      for (const std::string& p :
+           link == std::string::npos
+               ? std::vector<std::string>{pre}
+               : std::vector<std::string>{"cluster.nic_link", "cluster.uplink", "cluster.edge_agg",
+                                          "cluster.agg_core", "cluster.local", "cluster.global",
+                                          "cluster.link"}) {
+        const std::string full = p + "." + name;
+        if (path == full || path.starts_with(full + ".") || path.starts_with(full + "["))
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::string generic(const std::string& path) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '[') {
+      const auto close = path.find(']', i);
+      out += "[i]";
+      i = close;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+// Whether a stated default and a value the reader applied are the same quantity: as a time, a
+// size, a rate or a number when both read as one, else as text.
+bool same(const std::string& stated, const std::string& applied) {
+  if (stated == applied) return true;
+  const auto both = [&](auto parse) {
+    try {
+      return parse(stated) == parse(applied);
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  return both([](const std::string& t) { return parse_time(t); }) ||
+         both([](const std::string& t) { return parse_bytes(t); }) ||
+         both([](const std::string& t) { return parse_rate(t); }) || both([](const std::string& t) {
+           std::size_t used = 0;
+           const double v = std::stod(t, &used);
+           if (used != t.size()) throw std::invalid_argument(t);
+           return v;
+         });
+}
+
+// Every scenario the repository ships, and the probes that reach the keys no shipped scenario
+// sets (tests/data/key_probes/).
+std::vector<fs::path> scenarios() {
+  std::vector<fs::path> out;
+  for (const char* dir : {"scenarios", "tests/data/key_probes"}) {
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      const fs::path& p = e.path();
+      if (p.extension() != ".yaml" || p.filename() == "manifest.yaml") continue;
+      if (p.parent_path().filename() == "flow_sizes") continue;
+      out.push_back(p);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string topology_of(const Scenario& sc) {
+  for (const ResolvedKey& r : sc.read) {
+    if (r.key == "cluster.topology") return r.value == "mesh" ? "torus" : r.value;
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("key registry: docs/scenarios.md's key tables are generated from it", "[tools][keys]") {
+  const std::string doc = read_file("docs/scenarios.md");
+  REQUIRE(doc.find("<!-- keys: network -->") != std::string::npos);
+  // 'fabricsim info --docs docs/scenarios.md --write' regenerates them.
+  REQUIRE(regenerate_key_tables(doc) == doc);
+  REQUIRE_THROWS_WITH(regenerate_key_tables("<!-- keys: nosuch -->\n<!-- /keys -->\n"),
+                      Catch::Contains("no key table 'nosuch'"));
+  REQUIRE_THROWS_WITH(regenerate_key_tables("a\n<!-- keys: network -->\n| x |\n"),
+                      Catch::Contains("line 2") && Catch::Contains("no '<!-- /keys -->'"));
+}
+
+TEST_CASE("key registry: lookups by the paths the readers record", "[tools][keys]") {
+  REQUIRE(find_key("network.dcqcn.g") != nullptr);
+  REQUIRE(find_key("network.dcqcn.g")->table == "dcqcn");
+  REQUIRE(find_key("cluster.host.gpus")->table == "host");
+  REQUIRE(find_key("cluster.uplink.rate")->table == "link");
+  REQUIRE(find_key("workload.flows.list[12].size")->table == "flows");
+  REQUIRE(find_key("cluster.links[0].a")->table == "custom");
+  // A job's keys are the training section's, and its own.
+  REQUIRE(find_key("training.jobs[1].tp")->table == "training");
+  REQUIRE(find_key("training.jobs[1].hosts")->table == "jobs");
+  // Several topology kinds share a key; the kind named wins.
+  REQUIRE(find_key("cluster.spines", "rail_optimized")->table == "rail_optimized");
+  REQUIRE(find_key("network.nosuch") == nullptr);
+  REQUIRE(find_key("nosuch.mtu") == nullptr);
+  REQUIRE(rows_under("network.dcqcn").size() >= 16);
+  REQUIRE(rows_under("network.nosuch").empty());
+}
+
+TEST_CASE("key registry: every key the readers read is registered, with the default they apply",
+          "[tools][keys]") {
+  std::set<std::string> paths;
+  int loaded = 0;
+  for (const fs::path& file : scenarios()) {
+    INFO(file.string());
+    Scenario sc;
+    try {
+      sc = load_scenario(file.string());
+    } catch (const std::exception& e) {
+      // Scenarios whose models or data live elsewhere are out of this test's reach.
+      FAIL_CHECK(e.what());
+      continue;
+    }
+    ++loaded;
+    const std::string kind = topology_of(sc);
+    std::map<std::string, std::string> value;  // a default may be another key's value
+    for (const ResolvedKey& r : sc.read) value[r.key] = r.value;
+    for (const ResolvedKey& r : sc.read) {
+      INFO(r.key << " = " << r.value);
+      const KeyInfo* row = find_key(r.key, kind);
+      CHECK(row != nullptr);
+      if (!row) continue;
+      paths.insert(generic(r.key));
+      if (r.given) continue;
+      const std::vector<std::string> stated = literals(row->def);
+      if (stated.empty()) continue;  // "required", "none", a derived default
+      bool any = false;
+      for (const std::string& s : stated) {
+        const auto other = value.find(s);
+        any = any || same(other == value.end() ? s : other->second, r.value);
+      }
+      INFO("registered default: " << row->def);
+      CHECK(any);
+    }
+  }
+  REQUIRE(loaded > 40);
+  // And every registered key is read by some scenario: none is documented but gone.
+  for (const KeyInfo& row : key_rows()) {
+    if (row.table == "sweep" || key_names(row).empty() || row.type == "section") continue;
+    INFO(row.table << ": " << row.key);
+    bool seen = false;
+    for (const std::string& p : paths) seen = seen || covers(row, p);
+    CHECK(seen);
+  }
+}

@@ -1,0 +1,623 @@
+#include "tools/scenario_keys.hpp"
+
+#include <algorithm>
+#include <array>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace fabricsim::tools {
+namespace {
+
+constexpr std::array<KeyTable, 23> kTables{{
+    {"simulation", "simulation", "simulation", "", ""},
+    {"phold", "workload.phold", "workload.phold", "", ""},
+    {"cluster", "cluster", "cluster", "", ""},
+    {"host", "cluster.host", "cluster.host", "", ""},
+    {"link", "cluster.{link}", "links: nic_link, uplink, edge_agg, agg_core, local, global, link",
+     "", ""},
+    {"single", "cluster", "topology single", "", ""},
+    {"fat_tree", "cluster", "topology fat_tree", "", ""},
+    {"fat_tree_3tier", "cluster", "topology fat_tree_3tier", "", ""},
+    {"rail_optimized", "cluster", "topology rail_optimized", "", ""},
+    {"dragonfly", "cluster", "topology dragonfly", "", ""},
+    {"torus", "cluster", "topology torus, mesh", "", ""},
+    {"custom", "cluster", "topology custom", "", ""},
+    {"network", "network", "network", "", ""},
+    {"dcqcn", "network.dcqcn", "network.dcqcn", "", "default `connectx` / `paper`"},
+    {"hpcc", "network.hpcc", "network.hpcc", "", ""},
+    {"dctcp", "network.dctcp", "network.dctcp", "", ""},
+    {"timely", "network.timely", "network.timely", "", ""},
+    {"flows_pattern", "workload.flows", "workload.flows", "", ""},
+    {"flows", "workload.flows", "workload.flows, by pattern", "", ""},
+    {"collectives", "collectives", "collectives", "", ""},
+    {"training", "training", "training", "", ""},
+    {"jobs", "training.jobs[i]", "training.jobs[i]", "training", ""},
+    {"sweep", "sweep", "sweep", "", ""},
+}};
+
+// clang-format off
+constexpr KeyInfo kRows[] = {
+    // simulation
+    {"simulation", "`seed`", "count 0-2^64-1", "`1`",
+     "seed of every random draw (PHOLD, `permutation`, NIC/switch randomness)"},
+    {"simulation", "`end`", "time >= 1ps, or `inf`", "flows / collectives: no limit (`inf`); phold: `1ms`",
+     "simulated time at which the run stops (`inf`: no limit). Network runs otherwise end when the traffic ends; a collectives run applies it to each size"},
+    {"simulation", "`threads`", "count 1-1024", "`1`",
+     "worker threads (`--threads` overrides it). Results do not depend on it"},
+    {"simulation", "`fidelity`", "choice: `packet`, `flow`, `analytical`", "`packet`",
+     "`flow`: the network as fluid flows, each on its ECMP path at its max-min fair share of the links it crosses (`docs/network.md`, \"The flow level\"): flows, collectives and training run unchanged, with contention but no queues, PFC, ECN, drops or congestion control; one LP, so `threads` does not matter; not with `network.routing: spray` or `adaptive`. `analytical`: closed forms, no network run: a `collectives` sweep timed by NCCL's own tuning model (the time it estimates for the algorithm and protocol it picks; not for all-to-all and send/recv, which NCCL's model does not time), and a `training` iteration whose distinct communications take NCCL's estimate (collectives) or an alpha-beta form on the scenario's NVLink and NIC rates (send/recv, all-to-all), replayed in its schedule (`docs/training.md` §1.4; not with `jobs` or `training.network: packet`). Milliseconds for any cluster, and none of the network's behaviour (congestion, PFC, routing, the scenario's network keys). Not for flows or PHOLD. docs/collectives.md and docs/training.md compare the levels with the measurements"},
+    {"simulation", "`lps`", "count 0-1048576", "`0`",
+     "logical processes; `0` chooses: phold min(`nodes`, 16 x `threads`), network runs 8 x `threads` (clamped to what the topology can use). PHOLD refuses more LPs than nodes"},
+    // workload.phold
+    {"phold", "`nodes`", "count 1-16777216", "`1024`",
+     "PHOLD nodes"},
+    {"phold", "`events_per_node`", "count 1-65536", "`16`",
+     "events each node starts with"},
+    {"phold", "`lookahead`", "time >= 1ps", "`1us`",
+     "fixed part of every delay: the kernel's lookahead"},
+    {"phold", "`mean_delay`", "time >= 0", "`1us`",
+     "mean of the exponential part"},
+    // cluster
+    {"cluster", "`topology`", "choice: `single`, `fat_tree`, `fat_tree_3tier`, `rail_optimized`, `dragonfly`, `torus`, `mesh`, `custom`", "required",
+     "which builder (`net/topology/build.hpp`); decides the other keys allowed below"},
+    {"cluster", "`host`", "section", "see 3.3.1",
+     "what every host holds"},
+    {"cluster", "`nic_link`", "link (3.3.2)", "required (not allowed with `custom`)",
+     "NIC to its switch"},
+    {"cluster", "`degraded_links`", "list of `{a, b, rate}`", "none",
+     "every link between nodes `a` and `b` (names as `fabricsim topo --dot` writes them, e.g. `leaf0`, `spine1`, `host3.nic0`) runs at `rate`, at most its built rate, in both directions: a port that negotiated a lower speed, a failing optic. Any topology kind"},
+    {"cluster", "`failed_links`", "list of `{a, b, at, until}`", "none",
+     "every link between nodes `a` and `b` goes down at `at` and is back at `until` (left out: never; a NIC's own link must come back). While down, frames sent on it or on the wire are lost (counted as \"frames lost on failed links\", recovered by go-back-N or the timeout), and every switch routes around it; times count from the start of the run (each size of a collectives sweep is its own run). Packet level only; refused when it cuts the fabric in two. `docs/network.md`, \"Link failures\""},
+    {"cluster", "*per kind*", "", "",
+     "see 3.3.3"},
+    // cluster.host
+    {"host", "`gpus`", "count 0-1024", "`8` (DGX H100 datasheet; HGX A100/H100 boards carry 8 too)",
+     "GPUs per host; `0` for a network-only study (then `gpu_link` and `gpu_latency` may be left out)"},
+    {"host", "`gpu`", "text, a GPU model (table below), case-insensitive", "none",
+     "GPU model. Required by `collectives`; supplies the default of `gpu_link`"},
+    {"host", "`cpu`", "choice: `intel`, `amd`, `arm`", "`intel` (DGX H100 and DGX B200 datasheets: Intel Xeon Platinum)",
+     "the host CPU's maker. NCCL's tuning reads it across hosts: LL's bandwidth cap (`llMaxBws` by CPU: Intel/Arm 39 GB/s on 2 nodes, 20.4 beyond; AMD 22.5, 19.0) and the per-step network overhead (`getNetOverhead`: 2 us on AMD, 1 us otherwise); Blackwell on x86 also takes the tree correction for NVLSTree. DGX A100: `amd` (AMD EPYC 7742); GH200: `arm`"},
+    {"host", "`nic_path`", "choice: `pcie_switch`, `cpu`, `c2c`", "`pcie_switch` (HGX A100/H100/B200: each GPU shares a PCIe switch with its NIC)",
+     "how a GPU reaches its NIC, in NCCL's path terms: `pcie_switch` PIX/PXB, `cpu` PHB (through the CPU's PCIe host bridge), `c2c` a Grace CPU reached over NVLink-C2C (GH200, GB200: PHB before NCCL 2.27, P2C from 2.27). NCCL enables LL128 between hosts by default only up to PXB (and P2C from 2.27 on Hopper+)"},
+    {"host", "`nics`", "count 1-256", "`1`",
+     "NICs per host; in `rail_optimized`, the number of rails"},
+    {"host", "`gpu_link`", "rate", "the model's NVLink bandwidth if `gpu` is given; else required when `gpus` > 0",
+     "per-GPU NVLink (or PCIe) bandwidth, one direction"},
+    {"host", "`gpu_latency`", "time >= 0", "required when `gpus` > 0 (even with `gpu`); else 0",
+     "latency of the intra-host GPU link"},
+    {"host", "`intra`", "choice: `nvswitch`, `pcie`", "`nvswitch`",
+     "intra-host fabric; `pcie` also rules out NVLS"},
+    {"host", "`gpu_to_nic`", "list of counts 0 to `nics`-1, one per GPU", "GPU g uses NIC floor(g x `nics` / `gpus`)",
+     "the NIC each GPU sends through"},
+    // links: nic_link, uplink, edge_agg, agg_core, local, global, link
+    {"link", "`rate`", "rate > 0", "required",
+     "line rate, one direction"},
+    {"link", "`delay`", "time >= 1ps", "required",
+     "propagation delay (zero would leave the parallel kernel no lookahead)"},
+    // topology single
+    {"single", "`hosts`", "count >= 1", "required",
+     "hosts"},
+    // topology fat_tree
+    {"fat_tree", "`leaves`", "count >= 1", "required",
+     "leaf switches"},
+    {"fat_tree", "`hosts_per_leaf`", "count >= 1", "required",
+     "hosts under each leaf"},
+    {"fat_tree", "`spines`", "count >= 0", "`0`",
+     "spine switches; `0` = one spine per uplink. Otherwise each leaf has uplinks / `spines` parallel links to every spine, and the uplink count must be a multiple of `spines`"},
+    {"fat_tree", "`oversubscription`", "ratio in (0, 1024]", "`1`",
+     "host-facing : spine-facing bandwidth per leaf (1 = non-blocking, 3 = 3:1). Uplinks per leaf = ceil(`hosts_per_leaf` x `nics` x nic rate / (`oversubscription` x uplink rate)), at least 1 and at most 65,536 (a slower uplink is refused)"},
+    {"fat_tree", "`uplink`", "link", "required",
+     "leaf to spine"},
+    // topology fat_tree_3tier
+    {"fat_tree_3tier", "`k`", "count >= 2, even", "required",
+     "switch radix"},
+    {"fat_tree_3tier", "`edge_agg`", "link", "required",
+     "edge to aggregation"},
+    {"fat_tree_3tier", "`agg_core`", "link", "required",
+     "aggregation to core"},
+    // topology rail_optimized
+    {"rail_optimized", "`hosts`", "count >= 1", "required",
+     "hosts"},
+    {"rail_optimized", "`hosts_per_group`", "count >= 1", "required",
+     "hosts per rail group (one leaf per rail per group)"},
+    {"rail_optimized", "`spines`", "count >= 1", "required",
+     "spine switches: rails meet only there"},
+    {"rail_optimized", "`links_per_spine`", "count >= 1", "`1`",
+     "parallel links between each leaf and each spine"},
+    {"rail_optimized", "`uplink`", "link", "required",
+     "leaf to spine"},
+    // topology dragonfly
+    {"dragonfly", "`groups`", "count >= 1", "required",
+     "groups"},
+    {"dragonfly", "`routers_per_group`", "count >= 1", "required",
+     "routers per group"},
+    {"dragonfly", "`hosts_per_router`", "count >= 1", "required",
+     "hosts per router"},
+    {"dragonfly", "`global_links_per_router`", "count >= 0", "required",
+     "global ports per router"},
+    {"dragonfly", "`local`", "link", "required",
+     "router to router inside a group"},
+    {"dragonfly", "`global`", "link", "required",
+     "router to router between groups"},
+    // topology torus, mesh
+    {"torus", "`dims`", "list of 2 or 3 counts, each 1-1024", "required",
+     "size of each dimension, e.g. `[4, 4]`"},
+    {"torus", "`hosts_per_switch`", "count >= 1", "required",
+     "hosts on each switch"},
+    {"torus", "`link`", "link", "required",
+     "switch to neighbouring switch"},
+    // topology custom
+    {"custom", "`switches`", "list of mappings", "empty",
+     "the switches"},
+    {"custom", "`switches[i].name`", "text", "required",
+     "switch name"},
+    {"custom", "`switches[i].tier`", "count 0-2", "`0`",
+     "0 leaf / ToR, 1 spine / aggregation, 2 core"},
+    {"custom", "`switches[i].group`", "count 0-1048576", "`0`",
+     "pod / rail / group number"},
+    {"custom", "`hosts`", "list of mappings, at least one", "required",
+     "the hosts"},
+    {"custom", "`hosts[i].name`", "text", "required",
+     "host name; its NICs are `<name>.nic<i>`"},
+    {"custom", "`hosts[i].nics`", "count 1-256", "`cluster.host.nics`",
+     "NICs of this host"},
+    {"custom", "`hosts[i].gpus`", "count 0-1024", "`cluster.host.gpus`",
+     "GPUs of this host (needs `cluster.host.gpu_link` when > 0)"},
+    {"custom", "`hosts[i].gpu_to_nic`", "list of counts 0 to `nics`-1", "`cluster.host.gpu_to_nic` if this host has the same `gpus` and `nics`, else GPU g uses NIC floor(g x `nics` / `gpus`)",
+     "the NIC each GPU sends through"},
+    {"custom", "`links`", "list of mappings", "empty",
+     "the links"},
+    {"custom", "`links[i].a`, `links[i].b`", "text", "required",
+     "endpoints: a switch name or a NIC `<host>.nic<i>`; different"},
+    {"custom", "`links[i].rate`", "rate > 0", "required",
+     "line rate"},
+    {"custom", "`links[i].delay`", "time >= 1ps", "required",
+     "propagation delay"},
+    // network
+    {"network", "`cc`", "choice: `none`, `dcqcn`, `hpcc`, `dctcp`, `timely`", "`dcqcn`",
+     "congestion control on every NIC; its parameters go in the sub-section of the same name (3.4.1); a sub-section of another algorithm is an error"},
+    {"network", "`routing`", "choice: `ecmp`, `spray`, `adaptive`", "`ecmp`",
+     "per-flow hash over equal-cost next hops; per packet at random; per packet to the next hop with the fewest queued bytes. `hpcc` requires `ecmp`"},
+    {"network", "`mtu`", "size 1B-65536B", "`4096B` (RoCE path MTU, largest IB MTU)",
+     "payload bytes per packet (82 B of headers are added on the wire)"},
+    {"network", "`ack_every`", "count 1-1048576", "`1` (HPCC-ns3 L2_ACK_INTERVAL)",
+     "ACK every n-th in-order packet (and always the last)"},
+    {"network", "`ack_class`", "choice: `control`, `data`", "`control` (HPCC-ns3 run.py and SimAI: ACK_HIGH_PRIO 1)",
+     "the class ACKs and NACKs travel in. `control`: strictly above data, never paused. `data`: in the data queue, behind data, buffered and paused with it and counted in the queue lengths HPCC's telemetry reports, as HPCC-ns3's shipped config.txt (ACK_HIGH_PRIO 0) and as RC responses share their queue pair's class on InfiniBand and RoCE NICs; a NIC sends its queued ACKs before its next data packet. CNPs go strictly above data either way"},
+    {"network", "`rto`", "time >= 1ps", "`67108864ns` = 4.096 us x 2^14, ~67 ms (IB local ACK timeout 14)",
+     "retransmission timeout; must exceed every flow's unloaded round trip (a full packet out, an ACK back), or the run is refused before it starts"},
+    {"network", "`retry_count`", "count 0-7", "`7` (IB Retry Count; NCCL_IB_RETRY_CNT)",
+     "timeouts in a row without an acknowledged byte before the queue pair fails; the run stops with an error naming the flow"},
+    {"network", "`nack_interval`", "time >= 0", "`500us` (HPCC-ns3)",
+     "a receiver re-sends a NACK for the same gap only after this long"},
+    {"network", "`out_of_order`", "bool", "`false`",
+     "receivers place out-of-order packets (losses then recover by `rto`) instead of go-back-N; not supported with `collectives`"},
+    {"network", "`buffer`", "size >= one full packet (`mtu` + 82 B)", "`32MB` (HPCC-ns3, SimAI BUFFER_SIZE)",
+     "shared packet buffer per switch"},
+    {"network", "`pfc`", "bool", "`true`",
+     "lossless (PFC) or lossy (drop on overflow)"},
+    {"network", "`pfc_xoff`", "size 0 to `buffer`", "`0B`",
+     "static XOFF threshold per ingress port; `0B` keeps the dynamic one (`pfc_alpha`). Must exceed `pfc_resume_offset` + `mtu` + 82 B"},
+    {"network", "`pfc_alpha`", "ratio in (0, 1024]", "`0.125` (HPCC-ns3 pfc_a_shift 3)",
+     "dynamic XOFF: an ingress port pauses above alpha x free shared buffer"},
+    {"network", "`pfc_alpha_by_rate`", "bool", "`true` (HPCC-ns3 third.cc: \"pfc alpha, proportional to link bw\")",
+     "a port faster than the NICs gets `pfc_alpha` x 2 per doubling of its rate over the slowest NIC's, at most x 8 (a 400 Gbps uplink over 100 Gbps NICs: 1/2); `false`: `pfc_alpha` on every port"},
+    {"network", "`pfc_resume_offset`", "size 0-4294967295B", "`3072B` (HPCC-ns3)",
+     "XON when the port is this far below XOFF"},
+    {"network", "`pfc_headroom_factor`", "ratio in [0, 1024]", "`3` (HPCC-ns3 third.cc)",
+     "headroom per ingress port = factor x rate x link delay / 8 + two full packets; a switch's headroom must fit in `buffer`. A packet that finds the headroom full stops the run with an error: a lossless fabric never drops"},
+    {"network", "`pfc_pause_quanta`", "count 1-65535", "`65535` (802.1Qbb maximum)",
+     "PAUSE time in quanta of 512 bit times (335 us at 100 Gbps); a PAUSE lapses after it"},
+    {"network", "`pfc_refresh`", "time >= 0, below one PAUSE on every switch port", "`0us` = half a PAUSE",
+     "while an ingress stays above XON its XOFF is re-sent this often"},
+    {"network", "`egress_alpha`", "ratio in (0, 1024]", "`1` (common vendor default, unverified)",
+     "lossy mode: an egress queue takes at most alpha x free buffer"},
+    {"network", "`ecn`", "bool", "`true`",
+     "RED/ECN marking on egress at dequeue"},
+    {"network", "`ecn_kmin`", "size >= 0", "`0B` = 100 KB x port rate / 25 Gbps (HPCC-ns3 run.py)",
+     "RED lower threshold; nonzero overrides the scaling"},
+    {"network", "`ecn_kmax`", "size >= 0", "`0B` = 400 KB x port rate / 25 Gbps",
+     "RED upper threshold; nonzero overrides the scaling. When both are nonzero, `ecn_kmin` <= `ecn_kmax`"},
+    {"network", "`ecn_pmax`", "ratio in [0, 1]", "`0.2`",
+     "marking probability at `ecn_kmax`"},
+    {"network", "`dcqcn`, `hpcc`, `dctcp`, `timely`", "section", "defaults below",
+     "parameters of the algorithm named by `cc`"},
+    // network.dcqcn
+    {"dcqcn", "`variant`", "choice: `connectx`, `paper`", "`connectx`",
+     "the parameter set and rules below"},
+    {"dcqcn", "`g`", "ratio in (0, 1]", "`0.0048828125` (5/1024, DCE_TCP_G 1019) / `0.00390625` (1/256)",
+     "alpha EWMA gain"},
+    {"dcqcn", "`alpha_init`", "ratio in [0, 1]", "`0.9990234375` (1023/1024) / `1`",
+     "alpha at the first CNP"},
+    {"dcqcn", "`alpha_period`", "time >= 1ps", "`1us` / `55us`",
+     "alpha update period"},
+    {"dcqcn", "`alpha_update`", "choice: `periodic`, `on_cnp`", "`periodic` / `on_cnp`",
+     "every period, up by g if a CNP came in it (firmware); or at each CNP, decaying per silent period (paper)"},
+    {"dcqcn", "`rate_reduce_period`", "time >= 0", "`4us` / `0us`",
+     "CNPs latched and cut once per period from the first CNP; `0us` = cut at each CNP"},
+    {"dcqcn", "`clamp`", "choice: `after_timer_increase`, `always`, `never`", "`after_timer_increase` / `always`",
+     "when a cut also sets Rt = Rc"},
+    {"dcqcn", "`min_dec_factor`", "ratio in [0, 1]", "`0.5` / `0`",
+     "a cut leaves at least this fraction of the rate"},
+    {"dcqcn", "`increase_period`", "time >= 1ps", "`300us` / `55us`",
+     "T: rate-increase timer"},
+    {"dcqcn", "`byte_counter`", "size >= 0", "`32767B` / `10MB`",
+     "B: byte counter; `0B` = timer only (F stages of fast recovery, one additive step, then hyper)"},
+    {"dcqcn", "`fast_recovery_steps`", "count 0-1024", "`1` / `5`",
+     "F: fast-recovery stages"},
+    {"dcqcn", "`rate_ai`", "rate", "`5Mbps` / `40Mbps`",
+     "additive increase"},
+    {"dcqcn", "`rate_hai`", "rate", "`50Mbps` / `400Mbps` (10 x R_AI, QCN ratio; unverified)",
+     "hyper increase"},
+    {"dcqcn", "`hyper_step`", "choice: `fixed`, `by_stage`", "`fixed` / `by_stage`",
+     "R_HAI per hyper event, or i x R_HAI with i the stages past F"},
+    {"dcqcn", "`min_rate`", "rate", "`1Mbps` / `100Mbps`",
+     "rate floor"},
+    {"dcqcn", "`cnp_interval`", "time >= 0", "`4us` / `50us`",
+     "at most one CNP per flow per interval (receiver)"},
+    // network.hpcc
+    {"hpcc", "`eta`", "ratio in (0, 1]", "`0.95`",
+     "target utilisation"},
+    {"hpcc", "`max_stage`", "count 0-1024", "`5`",
+     "additive-increase stages before a multiplicative update"},
+    {"hpcc", "`w_ai_fraction`", "ratio in [0, 1)", "`0.0004`",
+     "W_AI as a fraction of W_init = line rate x base RTT (HPCC-ns3 run.py)"},
+    {"hpcc", "`min_rate`", "rate", "`100Mbps`",
+     "window floor, as a rate"},
+    {"hpcc", "`base_rtt`", "choice: `per_flow`, `global`", "`per_flow` (SimAI GLOBAL_T 0)",
+     "T: each flow's unloaded round trip, or the largest among the run's flows for all (HPCC-ns3 config.txt GLOBAL_T 1, which takes the largest over all host pairs)"},
+    // network.dctcp
+    {"dctcp", "`form`", "choice: `window`, `rate`", "`window`",
+     "TCP's byte window paced at line rate, or RoCE's rate-based DCTCP (HPCC-ns3): the rate cut by alpha/2 on an ECN echo outside a reduction, raised by `rate_ai` per clean round trip"},
+    {"dctcp", "`g`", "ratio in (0, 1]", "`0.0625` (1/16)",
+     "alpha EWMA gain"},
+    {"dctcp", "`alpha_init`", "ratio in [0, 1]", "`1`",
+     "initial alpha (Linux tcp_dctcp.c)"},
+    {"dctcp", "`rate_ai`", "rate", "`1Gbps` (HPCC-ns3 DCTCP_RATE_AI)",
+     "`rate` form: additive increase per round trip"},
+    {"dctcp", "`min_rate`", "rate", "`100Mbps` (HPCC-ns3 MinRate)",
+     "`rate` form: floor"},
+    // network.timely
+    {"timely", "`variant`", "choice: `hpcc_ns3`, `paper`", "`hpcc_ns3`",
+     "`hpcc_ns3`: the reference RDMA model's TIMELY (HPCC-ns3 UpdateRateTimely) with the settings of its authors' experiments (run.py); `paper`: Algorithm 1 with the paper's parameters. The defaults below are `hpcc_ns3`'s, `paper`'s in brackets"},
+    {"timely", "`t_low`", "time >= 1ps", "`50us`",
+     "below it the rate increases"},
+    {"timely", "`t_high`", "time > `t_low`", "`500us`",
+     "above it the rate decreases"},
+    {"timely", "`min_rtt`", "time >= 1ps", "`20us`",
+     "normalises the RTT gradient"},
+    {"timely", "`delta`", "rate", "1/1000 of the NIC's line rate (run.py RATE_AI = 10 x bw/10 Mb/s; the paper's 10 Mb/s at its 10 Gb/s NICs, scaled) [`10Mbps`]",
+     "additive increase step"},
+    {"timely", "`beta`", "ratio in (0, 1]", "`0.8`",
+     "multiplicative decrease factor"},
+    {"timely", "`ewma_alpha`", "ratio in (0, 1]", "`0.875`",
+     "weight of the newest RTT difference"},
+    {"timely", "`hai`", "choice: `any_increase`, `gradient`", "`any_increase` [`gradient`]",
+     "what leads to hyper-active increase. `any_increase` (HPCC-ns3): `hai_after` increases in a row, below `t_low` or on a falling RTT, and then every increase is `hai_factor` x `delta`; `gradient` (paper): `hai_after` completions in a row with a falling RTT, and only the gradient branch speeds up (below `t_low` the step stays `delta`)"},
+    {"timely", "`hai_after`", "count 0-1048576", "`5`",
+     "updates in a row before hyper-active increase"},
+    {"timely", "`hai_factor`", "count 1-1048576", "`5` (run.py RATE_HAI = 5 x RATE_AI)",
+     "HAI step = factor x `delta`"},
+    {"timely", "`update`", "choice: `per_rtt`, `per_segment`", "`per_rtt` (HPCC-ns3) [`per_segment`]",
+     "one rate update per round trip, or per `segment_bytes` acknowledged (the paper's completion events)"},
+    {"timely", "`segment_bytes`", "size >= 0", "`64KB`",
+     "`per_segment`: one rate update per this many acknowledged bytes; `0B` = every ACK"},
+    {"timely", "`min_rate`", "rate", "`1Gbps` (run.py MIN_RATE) [`100Mbps`, HPCC-ns3 MinRate; the paper names none]",
+     "rate floor"},
+    // workload.flows
+    {"flows_pattern", "`pattern`", "choice: `incast`, `permutation`, `all_to_all`, `list`, `poisson`", "required",
+     "how flows are made; decides the other keys allowed"},
+    // workload.flows, by pattern
+    {"flows", "`size`", "size >= 1B", "required",
+     "bytes per flow (`incast`, `permutation`, `all_to_all`)"},
+    {"flows", "`start`", "time >= 0", "`0us`",
+     "when every flow starts"},
+    {"flows", "`receiver`", "NIC index", "required (`incast`)",
+     "the receiving NIC"},
+    {"flows", "`senders`", "count, 1 to NICs-1", "required (`incast`)",
+     "how many NICs send"},
+    {"flows", "`list`", "list of mappings, at least one", "required (`list`)",
+     "one mapping per flow"},
+    {"flows", "`list[i].src`", "NIC index", "required",
+     "sending NIC"},
+    {"flows", "`list[i].dst`", "NIC index, not `src`", "required",
+     "receiving NIC"},
+    {"flows", "`list[i].size`", "size >= 1B", "required",
+     "bytes"},
+    {"flows", "`list[i].start`", "time >= 0", "`0us`",
+     "start time"},
+    {"flows", "`load`", "ratio in (0, 1]", "required (`poisson`)",
+     "offered load per NIC, a fraction of its line rate"},
+    {"flows", "`sizes`", "text", "required (`poisson`)",
+     "flow-size CDF: `websearch` (DCTCP paper), `fb_hadoop` (Roy et al., SIGCOMM'15) from `scenarios/workloads/flow_sizes/`, or a CSV file of `bytes,cumulative_percent` rows (relative to the scenario; `#` lines are comments)"},
+    {"flows", "`duration`", "time >= 1ps", "required (`poisson`)",
+     "how long flows keep arriving (at most 67,108,864 flows expected)"},
+    {"flows", "`incasts`", "mapping", "none",
+     "`poisson`: incast events at Poisson times offering `incasts.load` x the sum of the NICs' line rates, each from `incasts.senders` distinct NICs to one, all drawn uniformly, every sender sending `incasts.size` (the HPCC paper's Figure 11a: 60 senders, 500KB, 0.02). Their flows are marked `incast` in `flows.csv`, left out of the FCT slowdowns, and counted apart in `ports.csv` (`data_bytes_background`, `data_bytes_incast`)"},
+    {"flows", "`incasts.senders`", "count, 1 to NICs-1", "required",
+     "senders per event"},
+    {"flows", "`incasts.size`", "size >= 1B", "required",
+     "bytes per sender"},
+    {"flows", "`incasts.load`", "ratio in (0, 1]", "required",
+     "offered load of the events, a fraction of the network's NIC capacity"},
+    // collectives
+    {"collectives", "`op`", "choice: `allreduce`, `allgather`, `reducescatter`, `broadcast`, `reduce`, `alltoall`, `sendrecv`", "`allreduce`",
+     "the collective"},
+    {"collectives", "`algo`", "choice: `auto`, `ring`, `tree`, `nvls`, `nvlstree`, `p2p`", "`auto`",
+     "algorithm (NCCL_ALGO); `auto`: NCCL's tuning model picks; `nvlstree` (NVLS inside hosts, a tree between them) needs NVLS hardware, 2+ hosts with equal GPU counts, all-reduce"},
+    {"collectives", "`proto`", "choice: `auto`, `ll`, `ll128`, `simple`", "`auto`",
+     "protocol (NCCL_PROTO)"},
+    {"collectives", "`channels`", "count 0-64, <= `max_channels`", "`0`",
+     "channels per collective; `0`: the tuning model decides"},
+    {"collectives", "`groups`", "choice: `world`, `rail`", "`world`",
+     "`world`: one collective over every GPU. `rail`: one collective per local GPU index, all at once, each over the GPUs with that index on every host (needs the same GPU count on every host; NVLS plans cannot be combined this way)"},
+    {"collectives", "`max_channels`", "count 1-64", "inside a host: 24 on Ampere (A100 NCCL logs), 16 otherwise (NCCL's NVLS channel count on SM90; unverified); across hosts: NCCL's network graph rules from the NICs (docs/collectives.md)",
+     "channels NCCL's graph search finds; divides the per-channel bandwidths. Set, it also fixes the count across hosts"},
+    {"collectives", "`root`", "count 0 to ranks-1", "`0`",
+     "root of `broadcast` / `reduce`; sender of `sendrecv`. Ranks: all GPUs, or the hosts with `groups: rail`"},
+    {"collectives", "`peer`", "count 0 to ranks-1", "`1` (`0` with a single rank)",
+     "receiver of `sendrecv`; must differ from `root` there"},
+    {"collectives", "`min_bytes`", "size 1B-1TiB", "`8B`",
+     "first size"},
+    {"collectives", "`max_bytes`", "size 1B-1TiB, >= `min_bytes`", "`128MiB`",
+     "last size"},
+    {"collectives", "`step_factor`", "count 2-1024", "`2`",
+     "each size is the previous x this"},
+    {"collectives", "`dtype`", "choice: `float`, `int8`, `uint8`, `int32`, `uint32`, `int64`, `uint64`, `half`, `double`, `bfloat16`, `f8e4m3`, `f8e5m2`", "`float`",
+     "element type (nccl-tests names; 1, 2, 4 or 8 bytes)"},
+    {"collectives", "`redop`", "choice: `sum`, `prod`, `min`, `max`, `avg`", "`sum`",
+     "the reduction's operator (nccl-tests `-o`), shown in the table's redop column; reduction compute is not modelled, so it changes no time"},
+    {"collectives", "`nvls`", "choice: `auto`, `on`, `off`", "`auto`",
+     "NVLink SHARP available to the plan; `auto`: when the GPU has it (H100, H200, B200) and `intra: nvswitch`; `on` elsewhere is an error"},
+    {"collectives", "`nvlink_efficiency`", "ratio in (0, 1]", "by GPU arch (table in 3.3.1): NCCL's usable NVLink per link over its line rate",
+     "usable share of `gpu_link`"},
+    {"collectives", "`nccl_version`", "text `2.Y` or `2.Y.Z` (a `-1` or `+cuda..` suffix is ignored), at most 2.30.7", "`2.30.7`",
+     "the NCCL release the run models. The tuning is 2.30.7's; only these rules follow the version: LL128 between GH200/GB200 hosts (`nic_path: c2c`) is off before 2.27"},
+    {"collectives", "`nvls_efficiency`", "ratio in (0, 1]", "`0.85`, Blackwell `0.74` (NCCL nvlsEfficiency)",
+     "NVLS share of NVLink capacity"},
+    {"collectives", "`latencies`", "bool", "`true`",
+     "charge NCCL's tuning-model latencies (base once, hardware latency per ring/tree send, NVLS once)"},
+    {"collectives", "`step_latency`", "time >= 0", "none (NCCL's latencies, per `latencies`)",
+     "when given, every send pays this fixed latency instead and there is no base latency, whatever `latencies` says (SimAI's fixed per-step send latency, for like-for-like comparisons)"},
+    {"collectives", "`step_latency_per`", "choice: `slice`, `ring_step`", "`slice`",
+     "with `step_latency`: `slice` charges it on every send (NCCL moves a ring step as 2-4 slices); `ring_step` once per ring step, on its first slice, as SimAI does; without `step_latency` it is an error"},
+    {"collectives", "`nics`", "choice: `rail`, `own`", "`rail`",
+     "NIC of a hop between hosts: `rail`, the channel's rail at both ends (NCCL: a ring stays on one rail of a rail-optimized fabric); `own`, each GPU's own NIC, so a ring changes rail at every host and crosses the spines (SimAI's rings)"},
+    {"collectives", "`host_delay`", "time >= 1ps", "`500ns` (half of NCCL's 1 us per-step network overhead)",
+     "GPU proxy to NIC, each way"},
+    // training
+    {"training", "`model`", "name, file, or mapping", "required",
+     "a model of `workload/models/` by name (`gpt3-175b`, `llama3-405b`, `mixtral-8x7b`, ...), a `.yaml` file (relative to the scenario), or the model's keys inline (below)"},
+    {"training", "`tp`", "count >= 1", "`1`",
+     "tensor-parallel size; divides the heads, `ffn_hidden` and the vocabulary"},
+    {"training", "`pp`", "count >= 1", "`1`",
+     "pipeline stages; `pp x virtual_stages` divides the layers"},
+    {"training", "`dp`", "count >= 1", "GPUs / (tp x pp)",
+     "data-parallel size"},
+    {"training", "`ep`", "count >= 1, divides `dp` and the experts", "`1`",
+     "expert parallelism (MoE models only)"},
+    {"training", "`sequence_parallel`", "bool", "`false`",
+     "Megatron's sequence parallelism (all-gather / reduce-scatter instead of all-reduce); needs `tp > 1`"},
+    {"training", "`schedule`", "choice: `1f1b`, `gpipe`, `interleaved`", "`1f1b`",
+     "pipeline schedule"},
+    {"training", "`virtual_stages`", "count >= 1", "`2` with `interleaved`, else `1`",
+     "model chunks per pipeline rank (interleaved only); micro-batches per replica must divide by `pp`"},
+    {"training", "`micro_batch`", "count >= 1", "`1`",
+     "sequences per micro-batch"},
+    {"training", "`global_batch`", "count, a multiple of `micro_batch x dp`", "required",
+     "sequences per iteration"},
+    {"training", "`recompute`", "choice: `none`, `selective`, `full`", "`none`",
+     "activation recomputation (Korthikanti et al. 2022)"},
+    {"training", "`zero`", "count 0-3", "`0`",
+     "0: gradient all-reduce; 1: optimizer state sharded (reduce-scatter + parameter all-gather); 2: gradients sharded too; 3: parameters sharded (gathered per layer)"},
+    {"training", "`attention`", "choice: `flash`, `unfused`", "`flash`",
+     "fused attention (one kernel, no s x s tensors kept) or Megatron's unfused Q K^T, softmax, dropout, P V"},
+    {"training", "`dtype`", "choice: `bf16`, `fp16`", "`bf16`",
+     "compute type of weights and activations"},
+    {"training", "`grad_dtype`", "choice: `fp32`, `bf16`, `fp16`", "`fp32`",
+     "type of gradient reductions (Megatron accumulates in FP32 by default)"},
+    {"training", "`bucket_params`", "count >= 0", "`0`",
+     "parameters per gradient bucket; `0`: Megatron-Core's default, max(40M, 1M x dp)"},
+    {"training", "`overlap_grad_reduce`", "bool", "`true`",
+     "reduce each bucket as soon as its gradients exist, overlapped with the backward"},
+    {"training", "`kernels`", "path", "`compute/data/kernels.csv`",
+     "the kernel-timing database (columns in `compute/kernel_db.hpp`)"},
+    {"training", "`network`", "choice: `packet`, `isolated`", "`packet`",
+     "`packet`: every rank of every replica runs in one network simulation (at `simulation.fidelity`: packet or flow level), and communications contend on the shared fabric. `isolated`: each distinct communication is run alone and its time replayed; one replica; much faster, no contention (`docs/training.md` §1.4). Also with `import`"},
+    {"training", "`jobs`", "list of jobs (below)", "none",
+     "several jobs sharing the cluster, each on the hosts it lists; the section's own job keys (`model` to `overlap_grad_reduce`) are every job's defaults. Needs `network: packet`; not with `import`"},
+    {"training", "`stragglers`", "list of `{host, gpu, factor}`", "none",
+     "GPUs whose kernels take `factor` (0.1-100) times as long: `host` by index (cluster order), `gpu` its local index (omitted: every GPU of the host). The replicas then differ, so `isolated` runs them all too. Also with `import`"},
+    {"training", "`import`", "path, relative to the scenario", "none",
+     "a workload file to run instead of a model: then only `format`, `network`, `stragglers` and the collective-model keys below are allowed (\"Imported workloads\" below)"},
+    {"training", "`format`", "choice: `aicb`", "`aicb`",
+     "the format of `import`: SimAI's AICB workload text (`workload/aicb_import.hpp`)"},
+    {"training", "`max_channels`, `nvls`, `nvlink_efficiency`, `nvls_efficiency`, `latencies`, `step_latency`, `step_latency_per`, `nics`, `host_delay`, `nccl_version`", "as in `collectives`", "as there",
+     "how the training's collectives are planned and run"},
+    // training.jobs[i]
+    {"jobs", "`name`", "text, unique: 1-64 letters, digits, `_`, `-`, `.` (not first)", "`job<i>`",
+     "the job's name in the output (`== job NAME`, `trace_NAME.json`, results.json's `jobs`)"},
+    {"jobs", "`hosts`", "list of host indices (cluster order)", "required",
+     "the hosts whose GPUs the job takes, all of them; a host belongs to one job at most. The job's rank r is GPU r mod G of its (r div G)-th listed host (G GPUs per host), so `tp` stays inside a host"},
+    {"jobs", "`start`", "time >= 0", "`0us`",
+     "when the job's ranks begin; its times are counted from here"},
+    {"jobs", "`model` ... `overlap_grad_reduce`", "as above", "the section's value",
+     "the job's own model and parallelism; `dp` fills the job's GPUs unless given"},
+    // sweep
+    {"sweep", "`<key.path>`", "non-empty list of scalars", "",
+     "an axis: one point per value"},
+    {"sweep", "`zip`", "mapping of `<key.path>`: list, all lists of equal length, at most one `zip`", "",
+     "one axis whose lists advance together"},
+};
+// clang-format on
+
+}  // namespace
+
+namespace {
+
+// The link blocks of `cluster` ("{link}" in a table's prefix).
+constexpr std::array<std::string_view, 7> kLinks{"nic_link", "uplink", "edge_agg", "agg_core",
+                                                 "local",    "global", "link"};
+
+const KeyTable* table_of(std::string_view id) {
+  for (const KeyTable& t : kTables) {
+    if (t.id == id) return &t;
+  }
+  return nullptr;
+}
+
+// The paths a table's prefix stands for.
+std::vector<std::string> prefixes(const KeyTable& t) {
+  const std::string p(t.prefix);
+  const auto at = p.find("{link}");
+  if (at == std::string::npos) return {p};
+  std::vector<std::string> out;
+  for (const std::string_view l : kLinks) {
+    out.push_back(p.substr(0, at) + std::string(l) + p.substr(at + 6));
+  }
+  return out;
+}
+
+const KeyInfo* row_in(std::string_view table, std::string_view name) {
+  for (const KeyInfo& r : kRows) {
+    if (r.table != table) continue;
+    for (const std::string& n : key_names(r)) {
+      if (n == name) return &r;
+    }
+  }
+  return nullptr;
+}
+
+// "a.list[12].b" -> "a.list[i].b".
+std::string generic(std::string_view path) {
+  static const std::regex index(R"(\[[0-9]+\])");
+  return std::regex_replace(std::string(path), index, "[i]");
+}
+
+bool starts_at_boundary(std::string_view text, std::string_view prefix) {
+  return text.starts_with(prefix) &&
+         (text.size() == prefix.size() || text[prefix.size()] == '.' || text[prefix.size()] == '[');
+}
+
+}  // namespace
+
+std::span<const KeyTable> key_tables() {
+  return kTables;
+}
+
+std::span<const KeyInfo> key_rows() {
+  return kRows;
+}
+
+std::vector<std::string> key_names(const KeyInfo& row) {
+  std::vector<std::string> out;
+  std::string_view k = row.key;
+  for (auto open = k.find('`'); open != std::string_view::npos; open = k.find('`')) {
+    const auto close = k.find('`', open + 1);
+    if (close == std::string_view::npos) break;
+    out.emplace_back(k.substr(open + 1, close - open - 1));
+    k = k.substr(close + 1);
+  }
+  return out;
+}
+
+const KeyInfo* find_key(std::string_view path, std::string_view prefer) {
+  const std::string p = generic(path);
+  const KeyInfo* found = nullptr;
+  std::size_t best = 0;  // the longest prefix wins: cluster.host.gpus is `host`'s, not `cluster`'s
+  for (const KeyTable& t : kTables) {
+    for (const std::string& pre : prefixes(t)) {
+      if (!p.starts_with(pre + ".")) continue;
+      const std::string rest = p.substr(pre.size() + 1);
+      const KeyInfo* r = row_in(t.id, rest);
+      if (!r && !t.fallback.empty()) r = row_in(t.fallback, rest);
+      // An item of a list whose row documents its items' keys itself (failed_links[i].at).
+      const auto item = rest.find("[i].");
+      if (!r && item != std::string::npos) r = row_in(t.id, rest.substr(0, item));
+      if (!r) continue;
+      if (pre.size() > best || (pre.size() == best && t.id == prefer)) {
+        found = r;
+        best = pre.size();
+      }
+    }
+  }
+  return found;
+}
+
+std::vector<const KeyInfo*> rows_under(std::string_view prefix) {
+  std::vector<const KeyInfo*> out;
+  for (const KeyInfo& r : kRows) {
+    const KeyTable& t = *table_of(r.table);
+    bool match = prefix.empty() || t.id == prefix || t.title == prefix ||
+                 starts_at_boundary(t.prefix, prefix);
+    for (const std::string& pre : prefixes(t)) {
+      for (const std::string& n : key_names(r)) {
+        match = match || starts_at_boundary(pre + "." + n, prefix);
+      }
+    }
+    if (match) out.push_back(&r);
+  }
+  return out;
+}
+
+std::string markdown_table(std::string_view id) {
+  if (!table_of(id)) throw std::invalid_argument("no key table '" + std::string(id) + "'");
+  bool defaults = false;
+  for (const KeyInfo& r : kRows) defaults = defaults || (r.table == id && !r.def.empty());
+  std::ostringstream out;
+  const KeyTable& t = *table_of(id);
+  if (defaults) {
+    out << "| key | type / unit | " << (t.default_heading.empty() ? "default" : t.default_heading)
+        << " | meaning |\n|---|---|---|---|\n";
+  } else {
+    out << "| key | type | meaning |\n|---|---|---|\n";
+  }
+  const auto cell = [&](std::string_view text) {
+    if (!text.empty()) out << ' ' << text;
+    out << " |";
+  };
+  for (const KeyInfo& r : kRows) {
+    if (r.table != id) continue;
+    out << '|';
+    cell(r.key);
+    cell(r.type);
+    if (defaults) cell(r.def);
+    cell(r.meaning);
+    out << '\n';
+  }
+  return out.str();
+}
+
+std::string regenerate_key_tables(const std::string& doc) {
+  static constexpr std::string_view kOpen = "<!-- keys: ", kClose = "<!-- /keys -->";
+  std::istringstream in(doc);
+  std::ostringstream out;
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    out << line << '\n';
+    if (!line.starts_with(kOpen) || !line.ends_with(" -->")) continue;
+    const std::string id = line.substr(kOpen.size(), line.size() - kOpen.size() - 4);
+    const int opened = n;
+    bool closed = false;
+    while (std::getline(in, line)) {
+      ++n;
+      if (line == kClose) {
+        closed = true;
+        break;
+      }
+    }
+    if (!closed) {
+      throw std::invalid_argument("line " + std::to_string(opened) + ": the key table '" + id +
+                                  "' has no '<!-- /keys -->' line");
+    }
+    out << markdown_table(id) << kClose << '\n';
+  }
+  std::string text = out.str();
+  if (!doc.ends_with('\n') && text.ends_with('\n')) text.pop_back();
+  return text;
+}
+
+}  // namespace fabricsim::tools
