@@ -356,6 +356,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     throw ScenarioError(fmt::format("{}: {}", name, e.what()));
   }
   sc.read = ctx.resolved;
+  sc.allowed = std::move(ctx.allowed);
   if (sc.net) sc.net->resolved = std::move(ctx.resolved);
   return sc;
 }

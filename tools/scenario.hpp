@@ -114,6 +114,7 @@ struct Scenario {
   // Every key the readers read, defaults included, in reading order (the key registry's tests
   // check them against tools/scenario_keys.hpp).
   std::vector<ResolvedKey> read;
+  std::vector<std::string> allowed;  // every key path a section allowed, read or not
 };
 
 // Loads `path`, applying `overrides` ("a.b.c=value", as given to --set) before validation.

@@ -102,6 +102,7 @@ void Section::fail_key(const char* key, const std::string& what) const {
 }
 
 void Section::only(const std::vector<std::string_view>& allowed, const Foreign& foreign) const {
+  for (const std::string_view key : allowed) ctx_->allowed.push_back(join(key));
   if (!node_ || !node_.IsMap()) return;
   std::set<std::string> seen;
   for (const auto& kv : node_) {

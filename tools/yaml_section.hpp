@@ -27,6 +27,9 @@ struct ParseContext {
   // in the file, so their errors quote the --set instead.
   std::vector<std::pair<std::string, std::string>> overrides;
   std::vector<ResolvedKey> resolved;  // every key read, in reading order
+  // Every key a section allowed (its full path), present or not: the key registry's tests
+  // check that each is registered.
+  std::vector<std::string> allowed;
 };
 
 std::size_t edit_distance(std::string_view a, std::string_view b);

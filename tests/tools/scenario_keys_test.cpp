@@ -170,6 +170,15 @@ TEST_CASE("key registry: every key the readers read is registered, with the defa
     }
     ++loaded;
     const std::string kind = topology_of(sc);
+    // Every key a section accepts is registered, read or not (a section's own name, such as
+    // workload.flows, is a table's prefix instead).
+    for (const std::string& a : sc.allowed) {
+      if (a.find('.') == std::string::npos) continue;  // a top-level section
+      bool section = false;
+      for (const KeyTable& t : key_tables()) section = section || generic(a) == t.prefix;
+      INFO("allowed: " << a);
+      CHECK((section || find_key(a, kind) != nullptr));
+    }
     std::map<std::string, std::string> value;  // a default may be another key's value
     for (const ResolvedKey& r : sc.read) value[r.key] = r.value;
     for (const ResolvedKey& r : sc.read) {
