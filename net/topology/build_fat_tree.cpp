@@ -54,9 +54,9 @@ Topology fat_tree(const FatTreeParams& p) {
 }
 
 Topology fat_tree_3tier(const KaryFatTreeParams& p) {
-  detail::require(p.k >= 2 && p.k % 2 == 0, "fat_tree", "k must be even and >= 2");
+  detail::require(p.k >= 2 && p.k % 2 == 0, "fat_tree_3tier", "k must be even and >= 2");
   const std::uint32_t half = p.k / 2;
-  detail::Builder b("fat_tree");
+  detail::Builder b("fat_tree_3tier");
   // k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 cores; every edge-aggregation
   // pair of a pod and every aggregation switch to k/2 cores are linked.
   const std::uint64_t pod_pairs = std::uint64_t{p.k} * half * half;

@@ -604,7 +604,7 @@ TEST_CASE("a network estimated above the memory limit is refused before it is bu
                           Catch::Contains("above the 100000 bytes limit (--max-memory"));
   // The builder refuses it too, before building anything, from the same counts.
   REQUIRE_THROWS_WITH(fat_tree_3tier(p),
-                      Catch::Contains("fat_tree cluster needs about") &&
+                      Catch::Contains("fat_tree_3tier cluster needs about") &&
                           Catch::Contains("320 switches, 1024 NICs and 3072 links"));
   set_memory_limit(before);
   REQUIRE_NOTHROW(Network(topo, config(cc::Kind::kNone), {{0, 1, 1000, 0}}));

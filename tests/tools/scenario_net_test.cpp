@@ -43,7 +43,7 @@ TEST_CASE("every topology kind parses to the builder's node and link counts", "[
        "  uplink: {rate: 100Gbps, delay: 1us}\n",
        4, 8, 8},
       // k = 4: 16 hosts, 8 edge, 8 aggregation, 4 core switches; 16 + 16 + 16 links.
-      {"fat_tree",
+      {"fat_tree_3tier",
        "  topology: fat_tree_3tier\n  k: 4\n  edge_agg: {rate: 100Gbps, delay: 1us}\n"
        "  agg_core: {rate: 100Gbps, delay: 1us}\n",
        16, 36, 48},
