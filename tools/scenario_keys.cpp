@@ -248,7 +248,7 @@ constexpr KeyInfo kRows[] = {
      "F: fast-recovery stages"},
     {"dcqcn", "`rate_ai`", "rate", "`5Mbps` / `40Mbps`",
      "additive increase"},
-    {"dcqcn", "`rate_hai`", "rate", "`50Mbps` / `400Mbps` (10 x R_AI, QCN ratio; unverified)",
+    {"dcqcn", "`rate_hai`", "rate", "`50Mbps` / `200Mbps` (the DCQCN author's ns-3 sample configuration; the paper's value unverified)",
      "hyper increase"},
     {"dcqcn", "`hyper_step`", "choice: `fixed`, `by_stage`", "`fixed` / `by_stage`",
      "R_HAI per hyper event, or i x R_HAI with i the stages past F"},
