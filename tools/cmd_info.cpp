@@ -142,8 +142,8 @@ int cmd_info(const std::vector<std::string>& args) {
       std::cout << (printed.empty() ? "" : "\n") << "== " << t->title << " ==\n";
       printed.insert(table);
     }
-    std::string line = std::string(t->prefix) + "." + plain(r->key) + "  [" + plain(r->type) + "]";
-    if (!r->def.empty()) line += "  default: " + plain(r->def);
+    std::string line = std::string(t->prefix) + "." + plain(r->key) + ": " + plain(r->type);
+    if (!r->def.empty()) line += "; default " + plain(r->def);
     std::cout << wrap(line, 0, 100) << wrap(plain(r->meaning), 4, 100);
   }
   return 0;
