@@ -53,15 +53,11 @@ std::string suggestion(const std::string& prefix) {
   std::string best;
   std::size_t best_d = 4;
   for (const KeyInfo& r : key_rows()) {
-    for (const KeyTable& t : key_tables()) {
-      if (t.id != r.table) continue;
-      for (const std::string& n : key_names(r)) {
-        const std::string path = std::string(t.prefix) + "." + n;
-        const std::size_t d = edit_distance(path, prefix);
-        if (d < best_d) {
-          best_d = d;
-          best = path;
-        }
+    for (const std::string& path : key_paths(r)) {
+      const std::size_t d = edit_distance(path, prefix);
+      if (d < best_d) {
+        best_d = d;
+        best = path;
       }
     }
   }

@@ -489,12 +489,6 @@ const KeyInfo* row_in(std::string_view table, std::string_view name) {
   return nullptr;
 }
 
-// "a.list[12].b" -> "a.list[i].b".
-std::string generic(std::string_view path) {
-  static const std::regex index(R"(\[[0-9]+\])");
-  return std::regex_replace(std::string(path), index, "[i]");
-}
-
 bool starts_at_boundary(std::string_view text, std::string_view prefix) {
   return text.starts_with(prefix) &&
          (text.size() == prefix.size() || text[prefix.size()] == '.' || text[prefix.size()] == '[');
@@ -510,20 +504,36 @@ std::span<const KeyInfo> key_rows() {
   return kRows;
 }
 
-std::vector<std::string> key_names(const KeyInfo& row) {
+std::vector<std::string> backticked(std::string_view text) {
   std::vector<std::string> out;
-  std::string_view k = row.key;
-  for (auto open = k.find('`'); open != std::string_view::npos; open = k.find('`')) {
-    const auto close = k.find('`', open + 1);
+  for (auto open = text.find('`'); open != std::string_view::npos; open = text.find('`')) {
+    const auto close = text.find('`', open + 1);
     if (close == std::string_view::npos) break;
-    out.emplace_back(k.substr(open + 1, close - open - 1));
-    k = k.substr(close + 1);
+    out.emplace_back(text.substr(open + 1, close - open - 1));
+    text = text.substr(close + 1);
   }
   return out;
 }
 
+std::vector<std::string> key_names(const KeyInfo& row) {
+  return backticked(row.key);
+}
+
+std::vector<std::string> key_paths(const KeyInfo& row) {
+  std::vector<std::string> out;
+  for (const std::string& pre : prefixes(*table_of(row.table))) {
+    for (const std::string& n : key_names(row)) out.push_back(pre + "." + n);
+  }
+  return out;
+}
+
+std::string generic_path(std::string_view path) {
+  static const std::regex index(R"(\[[0-9]+\])");
+  return std::regex_replace(std::string(path), index, "[i]");
+}
+
 const KeyInfo* find_key(std::string_view path, std::string_view prefer) {
-  const std::string p = generic(path);
+  const std::string p = generic_path(path);
   const KeyInfo* found = nullptr;
   std::size_t best = 0;  // the longest prefix wins: cluster.host.gpus is `host`'s, not `cluster`'s
   for (const KeyTable& t : kTables) {
@@ -551,11 +561,7 @@ std::vector<const KeyInfo*> rows_under(std::string_view prefix) {
     const KeyTable& t = *table_of(r.table);
     bool match = prefix.empty() || t.id == prefix || t.title == prefix ||
                  starts_at_boundary(t.prefix, prefix);
-    for (const std::string& pre : prefixes(t)) {
-      for (const std::string& n : key_names(r)) {
-        match = match || starts_at_boundary(pre + "." + n, prefix);
-      }
-    }
+    for (const std::string& path : key_paths(r)) match = match || starts_at_boundary(path, prefix);
     if (match) out.push_back(&r);
   }
   return out;

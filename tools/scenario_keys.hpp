@@ -37,9 +37,19 @@ struct KeyInfo {
 std::span<const KeyTable> key_tables();
 std::span<const KeyInfo> key_rows();
 
+// The words of `text` in backticks, in order ("`a`, `b`" -> a, b).
+std::vector<std::string> backticked(std::string_view text);
+
 // The key names a row documents: the backticked words of its key cell (`a`, `b` -> a, b);
 // none for a row that stands for other tables' keys ("*per kind*").
 std::vector<std::string> key_names(const KeyInfo& row);
+
+// The full paths a row documents, list items as "[i]" ("cluster.nic_link.rate", ... for every
+// link block; "workload.flows.list[i].src").
+std::vector<std::string> key_paths(const KeyInfo& row);
+
+// A path as the readers record it, with list indices as "[i]" ("a.list[12].b" -> "a.list[i].b").
+std::string generic_path(std::string_view path);
 
 // The row documenting a key path as the readers record it ("network.dcqcn.g",
 // "cluster.nic_link.rate", "workload.flows.list[3].size"); nullptr when none does.

@@ -31,52 +31,16 @@ std::string read_file(const fs::path& p) {
 // `interleaved`, else `1`). A cell that opens with words ("required", "the model's NVLink
 // bandwidth ...") states none.
 std::vector<std::string> literals(std::string_view cell) {
-  std::vector<std::string> out;
-  if (!cell.starts_with('`')) return out;
-  for (auto open = cell.find('`'); open != std::string_view::npos; open = cell.find('`')) {
-    const auto close = cell.find('`', open + 1);
-    if (close == std::string_view::npos) break;
-    out.emplace_back(cell.substr(open + 1, close - open - 1));
-    cell = cell.substr(close + 1);
-  }
-  return out;
+  return cell.starts_with('`') ? backticked(cell) : std::vector<std::string>{};
 }
 
-// Whether a row documents the key at `path` (generic, "[i]" for list items) or a section,
-// list or link block that holds it.
+// Whether a row documents the key at `path` (list items as "[i]") or a section, list or link
+// block that holds it.
 bool covers(const KeyInfo& row, const std::string& path) {
-  for (const KeyTable& t : key_tables()) {
-    if (t.id != row.table) continue;
-    for (const std::string& name : key_names(row)) {
-      std::string pre(t.prefix);
-      const auto link = pre.find("{link}");
-      for (const std::string& p :
-           link == std::string::npos
-               ? std::vector<std::string>{pre}
-               : std::vector<std::string>{"cluster.nic_link", "cluster.uplink", "cluster.edge_agg",
-                                          "cluster.agg_core", "cluster.local", "cluster.global",
-                                          "cluster.link"}) {
-        const std::string full = p + "." + name;
-        if (path == full || path.starts_with(full + ".") || path.starts_with(full + "["))
-          return true;
-      }
-    }
+  for (const std::string& full : key_paths(row)) {
+    if (path == full || path.starts_with(full + ".") || path.starts_with(full + "[")) return true;
   }
   return false;
-}
-
-std::string generic(const std::string& path) {
-  std::string out;
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    if (path[i] == '[') {
-      const auto close = path.find(']', i);
-      out += "[i]";
-      i = close;
-    } else {
-      out += path[i];
-    }
-  }
-  return out;
 }
 
 // Whether a stated default and a value the reader applied are the same quantity: as a time, a
@@ -175,7 +139,7 @@ TEST_CASE("key registry: every key the readers read is registered, with the defa
     for (const std::string& a : sc.allowed) {
       if (a.find('.') == std::string::npos) continue;  // a top-level section
       bool section = false;
-      for (const KeyTable& t : key_tables()) section = section || generic(a) == t.prefix;
+      for (const KeyTable& t : key_tables()) section = section || generic_path(a) == t.prefix;
       INFO("allowed: " << a);
       CHECK((section || find_key(a, kind) != nullptr));
     }
@@ -186,7 +150,7 @@ TEST_CASE("key registry: every key the readers read is registered, with the defa
       const KeyInfo* row = find_key(r.key, kind);
       CHECK(row != nullptr);
       if (!row) continue;
-      paths.insert(generic(r.key));
+      paths.insert(generic_path(r.key));
       if (r.given) continue;
       const std::vector<std::string> stated = literals(row->def);
       if (stated.empty()) continue;  // "required", "none", a derived default
