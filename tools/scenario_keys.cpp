@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -528,8 +527,20 @@ std::vector<std::string> key_paths(const KeyInfo& row) {
 }
 
 std::string generic_path(std::string_view path) {
-  static const std::regex index(R"(\[[0-9]+\])");
-  return std::regex_replace(std::string(path), index, "[i]");
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const auto close = path[i] == '[' ? path.find(']', i) : std::string_view::npos;
+    const bool index =
+        close != std::string_view::npos && close > i + 1 &&
+        path.substr(i + 1, close - i - 1).find_first_not_of("0123456789") == std::string_view::npos;
+    if (!index) {
+      out += path[i];
+      continue;
+    }
+    out += "[i]";
+    i = close;
+  }
+  return out;
 }
 
 const KeyInfo* find_key(std::string_view path, std::string_view prefer) {
