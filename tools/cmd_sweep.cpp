@@ -8,6 +8,8 @@
 //                      error.txt (its stderr, when it failed)
 //   sweep.csv          written once every point has finished
 //   sweep.lock         held while a sweep runs in DIR
+//   commands.txt       with --emit: one shell command per point still to run, for a scheduler
+//   sweep.sbatch       with --emit slurm: a Slurm job array running commands.txt's lines
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/file.h>
@@ -152,6 +154,29 @@ pid_t spawn_point(const std::string& scenario, const std::vector<std::string>& s
   return pid;
 }
 
+// `text` as one shell word.
+std::string shell_quoted(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789_-./=:,+@%") == std::string::npos) {
+    return text;
+  }
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The shell command that runs point `i` as a worker of this sweep would, with absolute paths,
+// so that it runs from any folder of a machine that sees the same files.
+std::string point_command(const std::string& scenario, const std::vector<std::string>& sets,
+                          const fs::path& dir) {
+  std::string cmd = shell_quoted(fs::read_symlink("/proc/self/exe").string()) + " run " +
+                    shell_quoted(fs::absolute(scenario).string()) + " --threads 1 --out " +
+                    shell_quoted(fs::absolute(dir).string());
+  for (const std::string& set : sets) cmd += " --set " + shell_quoted(set);
+  const std::string d = shell_quoted(fs::absolute(dir).string());
+  return "mkdir -p " + d + " && " + cmd + " > " + d + "/run.txt 2> " + d + "/stderr.txt";
+}
+
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
@@ -224,15 +249,22 @@ std::size_t run_points(const Sweep& s, const std::vector<std::size_t>& todo, uns
 
 int cmd_sweep(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim sweep SCENARIO.yaml [options]");
-  std::string scenario, out_dir;
+  std::string scenario, out_dir, emit;
   std::vector<std::string> sets;
   unsigned jobs = 1;
+  bool collect = false;
   opts.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs)->default_value(jobs),
                                                  "points run at once, one process each")(
       "out", po::value(&out_dir),
       "output folder (default out/<scenario name>); a re-run into it skips finished points")(
       "set", po::value(&sets)->composing(),
-      "override a scenario key at every point: --set simulation.end=1ms");
+      "override a scenario key at every point: --set simulation.end=1ms")(
+      "emit", po::value(&emit),
+      "run nothing; write the points still to run as commands for a scheduler: 'list' "
+      "(DIR/commands.txt, one shell command a line, e.g. for GNU parallel) or 'slurm' (also "
+      "DIR/sweep.sbatch, a job array over those lines). Then --collect")(
+      "collect", po::bool_switch(&collect),
+      "run nothing; write sweep.csv from the finished points, or say which are missing");
   if (const auto done = parse_scenario_args(
           args, opts, scenario, "fabricsim sweep scenarios/examples/cc_sweep.yaml -j 2",
           "\nEach point runs 'fabricsim run SCENARIO --set <its values> --threads 1 --out "
@@ -242,6 +274,15 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   if (jobs < 1 || jobs > 1024) {
     std::cerr << "fabricsim sweep: -j must be between 1 and 1024\n";
+    return 2;
+  }
+  if (!emit.empty() && emit != "list" && emit != "slurm") {
+    std::cerr << "fabricsim sweep: --emit takes 'list' or 'slurm', not '" << emit << "'\n";
+    return 2;
+  }
+  if (collect && !emit.empty()) {
+    std::cerr << "fabricsim sweep: --emit writes the commands, --collect gathers their results: "
+                 "give one\n";
     return 2;
   }
   if (!fs::is_regular_file(scenario)) {
@@ -277,6 +318,51 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   // sweep.csv exists only while every point it tabulates does.
   if (!todo.empty()) fs::remove(dir / "sweep.csv");
+  if (!emit.empty()) {
+    std::string lines;
+    for (const std::size_t i : todo) {
+      std::vector<std::string> point = sets;
+      for (std::string& a : point_sets(s, i)) point.push_back(std::move(a));
+      lines += point_command(scenario, point, points / point_dir(i)) + "\n";
+    }
+    write_atomically(dir.string(), "commands.txt", lines);
+    std::printf("wrote %s: %zu of %zu points to run, one command a line\n",
+                (dir / "commands.txt").c_str(), todo.size(), n);
+    if (emit == "slurm") {
+      const std::string list = shell_quoted(fs::absolute(dir / "commands.txt").string());
+      write_atomically(
+          dir.string(), "sweep.sbatch",
+          fmt::format("#!/bin/bash\n"
+                      "# A Slurm job array over the lines of commands.txt: one task a point, one\n"
+                      "# CPU each (fabricsim run --threads 1). Submit with: sbatch {}\n"
+                      "#SBATCH --job-name=fabricsim-sweep\n"
+                      "#SBATCH --array=1-{}\n"
+                      "#SBATCH --cpus-per-task=1\n"
+                      "set -eu\n"
+                      "line=$(sed -n \"${{SLURM_ARRAY_TASK_ID}}p\" {})\n"
+                      "exec bash -c \"$line\"\n",
+                      shell_quoted(fs::absolute(dir / "sweep.sbatch").string()),
+                      std::max<std::size_t>(todo.size(), 1), list));
+      std::printf("wrote %s: sbatch it\n", (dir / "sweep.sbatch").c_str());
+    }
+    std::printf(
+        "then: fabricsim sweep %s%s --out %s --collect\n", scenario.c_str(),
+        [&] {
+          std::string t;
+          for (const std::string& set : sets) t += " --set " + shell_quoted(set);
+          return t;
+        }()
+            .c_str(),
+        dir.c_str());
+    return 0;
+  }
+  if (collect && !todo.empty()) {
+    std::cerr << fmt::format(
+        "sweep: {} of {} points have no results.json yet (first: {}); run them, or drop "
+        "--collect to run them here\n",
+        todo.size(), n, (points / point_dir(todo.front())).string());
+    return 1;
+  }
   std::cerr << fmt::format("sweep: {} points, {} to run, {} at a time, in {}\n", n, todo.size(),
                            std::min<std::size_t>(jobs, std::max<std::size_t>(todo.size(), 1)),
                            dir.string());

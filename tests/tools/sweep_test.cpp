@@ -3,9 +3,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -228,6 +230,47 @@ TEST_CASE("sweep end to end: -j 2 matches -j 1, and an interrupted sweep resumes
   const Out d = run("sweep " + tiny + " --set simulation.end=1ms --out " + one.string());
   REQUIRE(d.status == 1);
   REQUIRE_THAT(d.text, Catch::Contains("holds another sweep"));
+}
+
+TEST_CASE("sweep for a scheduler: emitted commands run elsewhere, then collected", "[sweep][cli]") {
+  const std::string tiny = "tests/data/sweep/tiny.yaml";
+  const fs::path here = scratch("emit_local"), there = scratch("emit");
+  REQUIRE(run("sweep " + tiny + " --out " + here.string()).status == 0);
+
+  const Out emit = run("sweep " + tiny + " --emit slurm --out " + there.string());
+  INFO(emit.text);
+  REQUIRE(emit.status == 0);
+  REQUIRE_THAT(emit.text, Catch::Contains("4 of 4 points to run") && Catch::Contains("--collect"));
+  const std::string commands = slurp(there / "commands.txt");
+  REQUIRE(std::count(commands.begin(), commands.end(), '\n') == 4);
+  REQUIRE_THAT(commands, Catch::Contains(" run ") && Catch::Contains("--threads 1") &&
+                             Catch::Contains("--set network.cc=hpcc"));
+  REQUIRE_THAT(slurp(there / "sweep.sbatch"),
+               Catch::Contains("#SBATCH --array=1-4") && Catch::Contains("SLURM_ARRAY_TASK_ID"));
+  REQUIRE_FALSE(fs::exists(there / "points" / "0001" / "results.json"));  // nothing ran
+
+  // Nothing to collect yet; then run two of the points as a scheduler would, from elsewhere.
+  const Out early = run("sweep " + tiny + " --collect --out " + there.string());
+  REQUIRE(early.status == 1);
+  REQUIRE_THAT(early.text, Catch::Contains("4 of 4 points have no results.json yet"));
+  std::istringstream lines(commands);
+  std::string line;
+  for (int k = 0; k < 2 && std::getline(lines, line); ++k) {
+    REQUIRE(std::system(("cd / && " + line).c_str()) == 0);
+  }
+  // A second emit lists only the points still to run.
+  const Out rest = run("sweep " + tiny + " --emit list --out " + there.string());
+  REQUIRE_THAT(rest.text, Catch::Contains("2 of 4 points to run"));
+  const std::string remaining = slurp(there / "commands.txt");
+  std::istringstream more(remaining);
+  while (std::getline(more, line)) REQUIRE(std::system(("cd / && " + line).c_str()) == 0);
+  const Out done = run("sweep " + tiny + " --collect --out " + there.string());
+  INFO(done.text);
+  REQUIRE(done.status == 0);
+  REQUIRE(slurp(there / "sweep.csv") == slurp(here / "sweep.csv"));
+
+  REQUIRE(run("sweep " + tiny + " --emit pbs --out " + there.string()).status == 2);
+  REQUIRE(run("sweep " + tiny + " --emit list --collect --out " + there.string()).status == 2);
 }
 
 TEST_CASE("sweep end to end: a failing point is reported, the rest run, a re-run retries it",
