@@ -121,7 +121,7 @@ int cmd_info(const std::vector<std::string>& args) {
   // that introduces it).
   std::set<std::string_view> own;
   for (const KeyTable& t : key_tables()) {
-    if (t.prefix == prefix || t.id == prefix) own.insert(t.id);
+    if (t.prefix == prefix || t.prefix == prefix + "[i]" || t.id == prefix) own.insert(t.id);
   }
   for (const KeyInfo* r : rows) {
     if (!own.empty() && !own.count(r->table)) continue;

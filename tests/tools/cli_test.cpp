@@ -570,6 +570,10 @@ TEST_CASE("fabricsim info lists the registered keys and checks the docs", "[cli]
   REQUIRE(one.status == 0);
   REQUIRE_THAT(one.text,
                Catch::Contains("cluster.host.gpus") && !Catch::Contains("cluster.host.cpu"));
+  // A list section's own table, not the row that introduces it.
+  const Out jobs = run("info training.jobs");
+  REQUIRE_THAT(jobs.text, Catch::StartsWith("== training.jobs[i] ==") &&
+                              Catch::Contains("training.jobs[i].hosts"));
   const Out md = run("info network.hpcc --markdown");
   REQUIRE_THAT(md.text, Catch::StartsWith("| key | type / unit | default | meaning |") &&
                             Catch::Contains("| `eta` |"));
