@@ -52,11 +52,6 @@ double per_ch_nvls_tree(Arch a, int nodes) {
                                          Caps{0, 57.7, 45.5}, Caps{0, 96, 80}};
   return k[arch_index(a)][nodes_index(nodes)];
 }
-// NVLS efficiency: Hopper 0.85, Blackwell 0.74 (nccl-facts.md §4).
-double nvls_efficiency(Arch a) {
-  return a == Arch::Blackwell ? 0.74 : 0.85;
-}
-
 // Tree all-reduce bandwidth correction by log2(bytes / 64) (nccl-facts.md §4).
 // `entries`: how many of the 24 NCCL applies (tuning.cc: tree "logSize < 23", NVLSTree
 // "logSize < 24"); past them the factor is 1.
@@ -206,6 +201,10 @@ AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
 }
 
 }  // namespace
+
+double nvls_efficiency(Arch a) {
+  return a == Arch::Blackwell ? 0.74 : 0.85;
+}
 
 bool ll128_by_default(const TuningInput& in) {
   if (in.hw.intra != IntraLink::NVLink && in.n_ranks > in.n_nodes) return false;

@@ -59,6 +59,10 @@ int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels);
 // Simple), and so does the executor's GPU part of a step to another host.
 double net_overhead_us(Cpu cpu);
 
+// NCCL's nvlsEfficiency, the share of NVLink an NVLS transfer gets: Hopper 0.85, Blackwell 0.74
+// (src/graph/tuning.cc; nccl-facts.md §4).
+double nvls_efficiency(Arch a);
+
 // Payload one channel (one thread block) moves per second at most, GB/s, under a protocol
 // whose throughput the model caps below the links' (LL, LL128, tree), for a call that runs
 // `running` channels: LL128's and tree's per-channel caps spread over the channels the

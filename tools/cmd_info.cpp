@@ -70,7 +70,7 @@ int cmd_info(const std::vector<std::string>& args) {
   po::options_description opts(
       "fabricsim info [KEY-OR-SECTION] [options]: every scenario key, or those under a section "
       "or key path (network, network.dcqcn, cluster.host.gpus), with its type, default and "
-      "meaning");
+      "meaning; 'gpus': the GPU models");
   std::string prefix, docs;
   opts.add_options()("help,h", "show this help")(
       "markdown", "print the tables as docs/scenarios.md shows them")(
@@ -108,6 +108,10 @@ int cmd_info(const std::vector<std::string>& args) {
       return 1;
     }
     std::cout << docs << ": key tables match the registry\n";
+    return 0;
+  }
+  if (prefix == "gpus") {  // the GPU models `cluster.host.gpu` takes
+    std::cout << markdown_table("gpus");
     return 0;
   }
   const std::vector<const KeyInfo*> rows = rows_under(prefix);

@@ -61,6 +61,15 @@ int nccl_version(const Section& c) {
   return code;
 }
 
+}  // namespace
+
+int default_max_channels(compute::GpuArch a) {
+  // Channels NCCL's graph search finds. A100: 24 ring channels in NCCL logs (nccl-tests issue
+  // #100, "Channel 23/24"); Hopper and later: 16, NCCL's NVLS channel count on SM90 (ring
+  // counts of 16-32 are reported; UNVERIFIED which one a given machine gets).
+  return a == compute::GpuArch::Ampere ? 24 : 16;
+}
+
 collectives::Arch arch_of(compute::GpuArch a) {
   switch (a) {
     case compute::GpuArch::Volta:
@@ -74,8 +83,6 @@ collectives::Arch arch_of(compute::GpuArch a) {
   }
   return collectives::Arch::Hopper;
 }
-
-}  // namespace
 
 compute::GpuSpec cluster_gpu(const Section& c, const net::Topology& topo) {
   const net::Host& host = topo.hosts.front();
@@ -104,17 +111,12 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
   if (c.has("nccl_version")) hw.nccl_version = nccl_version(c);
   hw.intra = host.intra == net::IntraHost::kPcie ? collectives::IntraLink::PCI
                                                  : collectives::IntraLink::NVLink;
-  // Channels NCCL's graph search finds. A100: 24 ring channels in NCCL logs (nccl-tests issue
-  // #100, "Channel 23/24"); Hopper and later: 16, NCCL's NVLS channel count on SM90 (ring
-  // counts of 16-32 are reported; UNVERIFIED which one a given machine gets).
-  const int def_channels = gpu.arch == compute::GpuArch::Ampere ? 24 : 16;
-  hw.max_channels =
-      static_cast<int>(c.uint("max_channels", def_channels, 1, collectives::kMaxChannels));
+  hw.max_channels = static_cast<int>(
+      c.uint("max_channels", default_max_channels(gpu.arch), 1, collectives::kMaxChannels));
   exec.nvlink_efficiency =
       c.real("nvlink_efficiency", compute::nvlink_efficiency(gpu.arch), 0, 1, true);
-  // NCCL's nvlsEfficiency: Hopper 0.85, Blackwell 0.74 (src/graph/tuning.cc; nccl-facts.md §4).
   exec.nvls_efficiency =
-      c.real("nvls_efficiency", gpu.arch == compute::GpuArch::Blackwell ? 0.74 : 0.85, 0, 1, true);
+      c.real("nvls_efficiency", collectives::nvls_efficiency(hw.arch), 0, 1, true);
   exec.latencies = c.boolean("latencies", true);
   if (c.has("step_latency")) exec.fixed_step_latency = c.time("step_latency", std::nullopt, 0);
   exec.fixed_latency_per_ring_step =

@@ -1,9 +1,15 @@
 #include "tools/scenario_keys.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <sstream>
 #include <stdexcept>
+
+#include "collectives/tuning.hpp"
+#include "compute/gpu.hpp"
+#include "tools/scenario_parts.hpp"
 
 namespace fabricsim::tools {
 namespace {
@@ -578,7 +584,33 @@ std::vector<const KeyInfo*> rows_under(std::string_view prefix) {
   return out;
 }
 
+std::string gpu_table() {
+  const auto ratio = [](double v) {
+    std::string t = fmt::format("{:.3f}", v);
+    while (t.back() == '0') t.pop_back();
+    if (t.back() == '.') t.pop_back();
+    return t;
+  };
+  std::string out =
+      "| `gpu` (canonical name, aliases) | arch | BF16 TFLOP/s (dense) | HBM | `gpu_link` default "
+      "| "
+      "NVLS | `nvlink_efficiency` | `max_channels` | `nvls_efficiency` |\n"
+      "|---|---|---|---|---|---|---|---|---|\n";
+  for (const compute::GpuSpec& g : compute::gpu_catalog()) {
+    std::string names = "`" + std::string(g.name) + "`";
+    for (const std::string_view a : g.aliases) names += ", `" + std::string(a) + "`";
+    static constexpr const char* kArch[] = {"Volta", "Ampere", "Hopper", "Blackwell"};
+    out += fmt::format("| {} | {} | {} | {} GB, {} TB/s | `{}GBps` | {} | {} | {} | {} |\n", names,
+                       kArch[static_cast<int>(g.arch)], ratio(g.bf16_tflops), ratio(g.hbm_gb),
+                       ratio(g.hbm_tbps), ratio(g.nvlink_gbps), g.nvls ? "yes" : "no",
+                       ratio(compute::nvlink_efficiency(g.arch)), default_max_channels(g.arch),
+                       ratio(collectives::nvls_efficiency(arch_of(g.arch))));
+  }
+  return out;
+}
+
 std::string markdown_table(std::string_view id) {
+  if (id == "gpus") return gpu_table();
   if (!table_of(id)) throw std::invalid_argument("no key table '" + std::string(id) + "'");
   bool defaults = false;
   for (const KeyInfo& r : kRows) defaults = defaults || (r.table == id && !r.def.empty());

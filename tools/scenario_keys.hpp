@@ -60,7 +60,8 @@ const KeyInfo* find_key(std::string_view path, std::string_view prefer = {});
 // "cluster.host.gpus"); all rows for "".
 std::vector<const KeyInfo*> rows_under(std::string_view prefix);
 
-// Table `id` in Markdown: its header line, separator and rows.
+// Table `id` in Markdown: its header line, separator and rows. "gpus" is the GPU catalog
+// (compute/gpu.cpp) with the `collectives` defaults each model implies.
 std::string markdown_table(std::string_view id);
 
 // `doc` with every generated block (a line "<!-- keys: ID -->", the table, "<!-- /keys -->")

@@ -28,6 +28,11 @@ CollectiveSection read_collectives(const Section& coll, const net::Topology& top
 // The cluster's GPU model; `s` names the section that needs it in errors.
 compute::GpuSpec cluster_gpu(const Section& s, const net::Topology& topo);
 
+// The `collectives` defaults that follow from the GPU model: NCCL's channel count, and the
+// tuning model's architecture.
+int default_max_channels(compute::GpuArch a);
+collectives::Arch arch_of(compute::GpuArch a);
+
 // Keys shared by `collectives` and `training`: what NCCL's tuning model and the collective
 // executor know about the hardware (max_channels, nvls, efficiencies, latencies, host_delay).
 void read_comm_model(const Section& s, const net::Topology& topo, const compute::GpuSpec& gpu,

@@ -570,6 +570,10 @@ TEST_CASE("fabricsim info lists the registered keys and checks the docs", "[cli]
   REQUIRE(one.status == 0);
   REQUIRE_THAT(one.text,
                Catch::Contains("cluster.host.gpus") && !Catch::Contains("cluster.host.cpu"));
+  const Out gpus = run("info gpus");
+  REQUIRE(gpus.status == 0);
+  REQUIRE_THAT(gpus.text, Catch::Contains("| `B200`, `B200-SXM` | Blackwell |") &&
+                              Catch::Contains("| 0.74 |"));
   // A list section's own table, not the row that introduces it.
   const Out jobs = run("info training.jobs");
   REQUIRE_THAT(jobs.text, Catch::StartsWith("== training.jobs[i] ==") &&
