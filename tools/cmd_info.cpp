@@ -1,6 +1,6 @@
 // fabricsim info: the scenario keys, from the one registry (tools/scenario_keys.hpp).
 #include <boost/program_options.hpp>
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "tools/commands.hpp"
+#include "tools/net_report.hpp"
 #include "tools/scenario.hpp"
 #include "tools/scenario_keys.hpp"
 #include "tools/yaml_section.hpp"
 
 namespace po = boost::program_options;
+namespace fs = std::filesystem;
 
 namespace fabricsim::tools {
 namespace {
@@ -38,14 +40,6 @@ std::string wrap(const std::string& text, std::size_t indent, std::size_t width)
   }
   if (!line.empty()) out += std::string(indent, ' ') + line + '\n';
   return out;
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError(path + ": cannot open it");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // The closest key paths to a prefix that matched nothing, for the error.
@@ -91,13 +85,15 @@ int cmd_info(const std::vector<std::string>& args) {
     return 0;
   }
   if (!docs.empty()) {
-    const std::string text = read_all(docs);
+    std::ostringstream read;
+    read << open_input(docs, "document", 16u << 20).rdbuf();
+    const std::string text = read.str();
     const std::string fresh = regenerate_key_tables(text);
     if (vm.count("write")) {
+      const fs::path path(docs);
       if (fresh != text) {
-        std::ofstream out(docs);
-        out << fresh;
-        if (!out.flush()) throw ScenarioError(docs + ": cannot write it");
+        write_atomically(path.parent_path().empty() ? "." : path.parent_path().string(),
+                         path.filename().string(), fresh);
       }
       std::cout << docs << ": key tables written from the registry\n";
       return 0;

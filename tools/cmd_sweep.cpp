@@ -328,7 +328,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     write_atomically(dir.string(), "commands.txt", lines);
     std::printf("wrote %s: %zu of %zu points to run, one command a line\n",
                 (dir / "commands.txt").c_str(), todo.size(), n);
-    if (emit == "slurm") {
+    if (emit == "slurm" && !todo.empty()) {  // an array of no tasks is not a job
       const std::string list = shell_quoted(fs::absolute(dir / "commands.txt").string());
       write_atomically(
           dir.string(), "sweep.sbatch",
@@ -341,19 +341,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
                       "set -eu\n"
                       "line=$(sed -n \"${{SLURM_ARRAY_TASK_ID}}p\" {})\n"
                       "exec bash -c \"$line\"\n",
-                      shell_quoted(fs::absolute(dir / "sweep.sbatch").string()),
-                      std::max<std::size_t>(todo.size(), 1), list));
+                      shell_quoted(fs::absolute(dir / "sweep.sbatch").string()), todo.size(),
+                      list));
       std::printf("wrote %s: sbatch it\n", (dir / "sweep.sbatch").c_str());
     }
-    std::printf(
-        "then: fabricsim sweep %s%s --out %s --collect\n", scenario.c_str(),
-        [&] {
-          std::string t;
-          for (const std::string& set : sets) t += " --set " + shell_quoted(set);
-          return t;
-        }()
-            .c_str(),
-        dir.c_str());
+    std::string again = "fabricsim sweep " + scenario;
+    for (const std::string& set : sets) again += " --set " + shell_quoted(set);
+    std::printf("then: %s --out %s --collect\n", again.c_str(), dir.c_str());
     return 0;
   }
   if (collect && !todo.empty()) {
