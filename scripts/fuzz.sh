@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The libFuzzer harnesses of the readers of user input (tests/fuzz: the scenario loader, one
-# --set override, the AICB importer, the kernel-timing database), built by the `fuzz` preset
+# --set override, the AICB and Chakra importers, the kernel-timing database), built by the `fuzz` preset
 # (clang, ASan + UBSan) and run over the checked-in corpus (tests/fuzz/corpus/<harness>).
 #   scripts/fuzz.sh                    CI: FABRICSIM_FUZZ_RUNS inputs per harness (default
 #                                      20000) from seed 1, so a run is repeatable
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(scenario set aicb kernel_db)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(scenario set aicb chakra kernel_db)
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
 if [ -n "${FABRICSIM_FUZZ_SECONDS:-}" ]; then

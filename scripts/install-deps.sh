@@ -8,6 +8,7 @@ packages=(
   libboost-graph-dev libboost-program-options-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev catch2 libtbb-dev
   nlohmann-json3-dev  # results.json
+  libprotobuf-dev protobuf-compiler  # Chakra execution traces (workload/chakra_import)
   pybind11-dev python3-dev  # the Python module (tools/python)
   clang libclang-rt-14-dev  # the fuzz stage of scripts/test.sh (libFuzzer)
   python3-matplotlib  # tools/plot only

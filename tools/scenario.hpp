@@ -76,8 +76,10 @@ struct CollectiveSection {
 
 // The `training` section: one iteration of a model with its parallelism on every GPU.
 struct TrainingSection {
-  // `import`: a SimAI/AICB workload file, whose DAG replaces the model's (model stays empty).
+  // `import`: a SimAI/AICB workload file or Chakra traces, whose DAG replaces the model's (model
+  // stays empty).
   std::string imported_from;
+  std::string imported_format;  // `format`: aicb or chakra
   std::optional<workload::Dag> imported;
   workload::ModelSpec model;
   workload::TrainingConfig config;

@@ -14,6 +14,7 @@
 #include "tools/busbw.hpp"
 #include "tools/scenario_parts.hpp"
 #include "workload/aicb_import.hpp"
+#include "workload/chakra_import.hpp"
 #include "workload/training_run.hpp"
 
 namespace fabricsim::tools {
@@ -158,23 +159,23 @@ TrainingSection training_base(const Section& t, const net::Topology& topo) {
   return s;
 }
 
-}  // namespace
+fs::path beside_scenario(const Section& t, const std::string& name) {
+  return fs::path(name).is_absolute() ? fs::path(name)
+                                      : fs::path(t.context().file).parent_path() / name;
+}
 
-// `import: FILE`: a workload file written by SimAI's AICB generator; parallelism comes from its
-// header, compute times from its lines.
-TrainingSection read_import(const Section& t, const net::Topology& topo) {
-  t.only(comm_model_keys({"import", "format", "network", "stragglers"}));
-  t.choice("format", "aicb", {"aicb"});
-  TrainingSection s = training_base(t, topo);
-  const auto gpus = static_cast<std::uint32_t>(gpu_count(topo));
-  const std::string name = t.text("import");
-  const fs::path p = fs::path(name).is_absolute() ? fs::path(name)
-                                                  : fs::path(t.context().file).parent_path() / name;
+void check_import_file(const Section& t, const char* key, const fs::path& p) {
   try {
     core::check_input_file(p.string(), "workload import", 1ULL << 30);
   } catch (const std::runtime_error& e) {
-    t.fail_key("import", e.what());
+    t.fail_key(key, e.what());
   }
+}
+
+// `format: aicb`: parallelism from the file's header, compute times from its lines.
+void read_aicb(const Section& t, std::uint32_t gpus, TrainingSection& s) {
+  const fs::path p = beside_scenario(t, t.text("import"));
+  check_import_file(t, "import", p);
   std::ifstream in(p);
   if (!in) t.fail_key("import", fmt::format("cannot open '{}'", p.string()));
   try {
@@ -192,6 +193,68 @@ TrainingSection read_import(const Section& t, const net::Topology& topo) {
   }
   s.imported_from = p.string();
   s.model.name = p.filename().string();
+}
+
+// `format: chakra`: `import` is the traces' prefix, one file `<prefix>.<rank>.et` per GPU;
+// `comm_groups` an optional communicator file.
+void read_chakra(const Section& t, std::uint32_t gpus, TrainingSection& s) {
+  const fs::path prefix = beside_scenario(t, t.text("import"));
+  std::vector<workload::ChakraTrace> traces;
+  traces.reserve(gpus);
+  try {
+    for (std::uint32_t r = 0; r < gpus; ++r) {
+      const fs::path p = prefix.string() + "." + std::to_string(r) + ".et";
+      if (!fs::exists(p)) {
+        t.fail_key("import", fmt::format("no trace for rank {}: '{}' does not exist (the cluster "
+                                         "has {} GPUs; a Chakra import needs {}.0.et to {}.{}.et)",
+                                         r, p.string(), gpus, prefix.filename().string(),
+                                         prefix.filename().string(), gpus - 1));
+      }
+      check_import_file(t, "import", p);
+      std::ifstream in(p, std::ios::binary);
+      if (!in) t.fail_key("import", fmt::format("cannot open '{}'", p.string()));
+      traces.push_back(workload::read_chakra_trace(in, p.string()));
+    }
+    workload::ChakraGroups groups;
+    if (t.has("comm_groups")) {
+      const fs::path g = beside_scenario(t, t.text("comm_groups"));
+      try {
+        core::check_input_file(g.string(), "communicator file", 1ULL << 26);
+      } catch (const std::runtime_error& e) {
+        t.fail_key("comm_groups", e.what());
+      }
+      std::ifstream in(g);
+      if (!in) t.fail_key("comm_groups", fmt::format("cannot open '{}'", g.string()));
+      groups = workload::read_chakra_groups(in, g.string());
+    }
+    s.imported = workload::build_chakra_dag(traces, groups);
+  } catch (const std::invalid_argument& e) {
+    t.fail_key("import", e.what());
+  }
+  s.config.tp = 1;
+  s.config.dp = static_cast<int>(gpus);
+  s.imported_from = prefix.string() + ".<rank>.et";
+  s.model.name = prefix.filename().string();
+}
+
+}  // namespace
+
+// `import`: a workload written by another tool (SimAI's AICB, a Chakra execution trace), whose
+// DAG replaces the model's.
+TrainingSection read_import(const Section& t, const net::Topology& topo) {
+  t.only(comm_model_keys({"import", "format", "comm_groups", "network", "stragglers"}));
+  const std::string format = t.choice("format", "aicb", {"aicb", "chakra"});
+  if (format != "chakra" && t.has("comm_groups")) {
+    t.fail_key("comm_groups", "goes with format: chakra only");
+  }
+  TrainingSection s = training_base(t, topo);
+  s.imported_format = format;
+  const auto gpus = static_cast<std::uint32_t>(gpu_count(topo));
+  if (format == "chakra") {
+    read_chakra(t, gpus, s);
+  } else {
+    read_aicb(t, gpus, s);
+  }
   read_comm_model(t, topo, s.gpu, s.hw, s.exec);
   return s;
 }

@@ -32,6 +32,10 @@ const char* stream_name(int s) {
       return "data-parallel";
     case Stream::Ep:
       return "expert-parallel";
+    case Stream::Cpu:
+      return "cpu";
+    case Stream::Comm:
+      return "communication";
     case Stream::Count:
       break;
   }
@@ -154,7 +158,10 @@ std::string model_summary(const workload::ModelSpec& model, const workload::Trai
 // The iteration: its time and breakdown, critical path and throughput.
 std::string iteration_summary(const workload::TrainingReport& r, const compute::GpuSpec& gpu) {
   const double it = r.iteration_s;
-  std::string out = fmt::format("iteration time      {:.4f} s\n", it);
+  // Four decimals of a second hide a short imported trace (a microbenchmark): say it in us too.
+  std::string out = it < 0.01
+                        ? fmt::format("iteration time      {:.4f} s ({:.3f} us)\n", it, it * 1e6)
+                        : fmt::format("iteration time      {:.4f} s\n", it);
   out += fmt::format("  compute           {:.4f} s {}\n", r.compute_s, pct(r.compute_s, it));
   double exposed = 0;
   for (int s = 0; s < static_cast<int>(Stream::Count); ++s) exposed += r.exposed_s[s];
@@ -217,7 +224,10 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
   const TrainingSection& t = *sc.net->training;
   const workload::TrainingConfig& c = t.config;
   std::string out;
-  if (t.imported) {
+  if (t.imported && t.imported_format == "chakra") {
+    out = fmt::format("job: imported {} (Chakra execution traces) on {} x {}\n", t.imported_from,
+                      c.world(), t.gpu.name);
+  } else if (t.imported) {
     out = fmt::format("job: imported {} on {} x {}, tp {} dp {}{}\n", t.imported_from, c.world(),
                       t.gpu.name, c.tp, c.dp, c.ep > 1 ? fmt::format(" ep {}", c.ep) : "");
   } else {

@@ -61,8 +61,9 @@ struct TrainingConfig {
 void validate(const TrainingConfig& c, const ModelSpec& m);
 
 // Where an operation runs. Compute kernels run one at a time on the compute stream; each kind of
-// communication has its own stream, on which operations run in list order.
-enum class Stream : std::uint8_t { Compute, Tp, PpSend, PpRecv, Dp, Ep, Count };
+// communication has its own stream, on which operations run in list order. Imported traces use
+// Cpu (host-side ops, one at a time) and Comm (every communication of a rank, one at a time).
+enum class Stream : std::uint8_t { Compute, Tp, PpSend, PpRecv, Dp, Ep, Cpu, Comm, Count };
 
 enum class OpKind : std::uint8_t { Compute, Collective, Send, Recv };
 
