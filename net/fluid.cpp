@@ -108,8 +108,7 @@ void Fluid::wake(Ctx& ctx, std::uint64_t generation) {
   if (generation != generation_) return;  // superseded
   wake_at_ = -1;
   const core::Time now = ctx.now();
-  const auto current = [&](std::uint32_t f, std::uint32_t v) { return v == state_[f].version; };
-  for (const core::DueHeap::Entry* d; (d = due_.top(current)) && d->at <= now;) {
+  for (const core::DueHeap::Entry* d; (d = due_.top()) && d->at <= now;) {
     const std::uint32_t f = d->id;
     due_.pop();
     // Nothing changed its rate or boundary since this was set: it is there now.
@@ -150,7 +149,7 @@ void Fluid::leave(std::uint32_t f) {
   FlowState& s = state_[f];
   s.active = false;
   s.rate = 0;
-  ++s.version;
+  due_.erase(f);
   shares_.remove(s.share);
 }
 
@@ -180,15 +179,16 @@ void Fluid::settle(core::Time now) {
 
 void Fluid::set_due(core::Time now, std::uint32_t f) {
   FlowState& s = state_[f];
-  ++s.version;
   const double wait = std::ceil(std::max(0.0, double(boundary(f)) - sent_at(s, now)) / s.rate);
-  if (!(wait < double(core::kTimeMax - now))) return;  // never, at this rate
-  due_.push(now + core::Time(wait), f, s.version);
+  if (!(wait < double(core::kTimeMax - now))) {  // never, at this rate
+    due_.erase(f);
+    return;
+  }
+  due_.set(f, now + core::Time(wait));
 }
 
 void Fluid::schedule_next(Ctx& ctx) {
-  const core::DueHeap::Entry* first =
-      due_.top([&](std::uint32_t f, std::uint32_t v) { return v == state_[f].version; });
+  const core::DueHeap::Entry* first = due_.top();
   if (!first) return;
   const core::Time next = first->at;
   if (wake_at_ >= 0 && wake_at_ <= next) return;  // an earlier wake will look again

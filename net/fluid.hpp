@@ -67,10 +67,9 @@ class Fluid {
     std::uint64_t posted = 0;
     std::uint32_t path_begin = 0, path_end = 0;  // its ports in path_
     std::uint32_t messages_done = 0;
-    std::uint32_t share = 0;    // its id in shares_ while active
-    std::uint32_t version = 0;  // of its entry in due_; older entries are stale
-    core::Time tail = 0;        // last byte out of the source NIC -> at the receiving NIC
-    core::Time ack = 0;         // and the ACK's way back
+    std::uint32_t share = 0;  // its id in shares_ while active
+    core::Time tail = 0;      // last byte out of the source NIC -> at the receiving NIC
+    core::Time ack = 0;       // and the ACK's way back
     bool active = false;
     bool joined = false, moved = false;  // listed in joined_ / moved_ for the next settle
   };

@@ -39,7 +39,6 @@ void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint6
   t.rate = 0;
   t.tag = tag;
   t.seq = added_++;
-  ++t.version;
   ++live_;
 }
 
@@ -49,15 +48,14 @@ void NvlinkFluid::settle() {
     t.left = std::max(0.0, t.left - t.rate * static_cast<double>(last_ - t.since));
     t.since = last_;
     t.rate = shares_.rate(id);
-    ++t.version;
     const double ps = std::ceil(t.left / t.rate);
-    due_.push(core::later(last_, ps, "an NVLink transfer"), id, t.version);
+    due_.set(id, core::later(last_, ps, "an NVLink transfer"));
   }
 }
 
 core::Time NvlinkFluid::next_finish() {
   settle();
-  const core::DueHeap::Entry* first = first_due();
+  const core::DueHeap::Entry* first = due_.top();
   return first ? first->at : core::kTimeMax;
 }
 
@@ -67,11 +65,9 @@ void NvlinkFluid::finish(core::Time now, std::vector<std::uint64_t>& done) {
     last_ = now;
   }
   completed_.clear();
-  for (const core::DueHeap::Entry* d; (d = first_due()) && d->at <= now;) {
-    const std::uint32_t id = d->id;
+  for (const core::DueHeap::Entry* d; (d = due_.top()) && d->at <= now;) {
+    completed_.push_back(d->id);
     due_.pop();
-    ++transfers_[id].version;  // done: no entry of its stays valid
-    completed_.push_back(id);
   }
   std::sort(completed_.begin(), completed_.end(), [&](std::uint32_t a, std::uint32_t b) {
     return transfers_[a].seq < transfers_[b].seq;

@@ -41,16 +41,11 @@ class NvlinkFluid {
     core::Time since = 0;
     double rate = 0;  // bytes per ps
     std::uint64_t tag = 0;
-    std::uint64_t seq = 0;      // order of addition: completions come back in it
-    std::uint32_t version = 0;  // of its entry in due_
+    std::uint64_t seq = 0;  // order of addition: completions come back in it
   };
   // Rates are shared out again lazily, once for all the changes made at one instant (at last_):
   // a ring step's completion typically ends one transfer and starts several.
   void settle();
-  // The earliest completion not superseded since it was set.
-  const core::DueHeap::Entry* first_due() {
-    return due_.top([&](std::uint32_t id, std::uint32_t v) { return v == transfers_[id].version; });
-  }
 
   int gpus_;
   core::Time last_ = 0;
