@@ -196,8 +196,26 @@ void account_rank(const Dag& dag, std::uint32_t r, const std::vector<core::Time>
     }
     return sum;
   };
+  // The dependency of op i that ended last (kNone: none).
+  const auto binding_of = [&](std::uint32_t i) {
+    std::uint32_t binding = kNone;
+    for (std::uint32_t k = rd.ops[i].deps_begin; k < rd.ops[i].deps_end; ++k) {
+      const std::uint32_t d = rd.deps[k];
+      if (binding == kNone || t[d].end > t[binding].end) binding = d;
+    }
+    return binding;
+  };
   const auto charge = [&](core::Time gap, std::uint32_t dep) {
     if (gap <= 0) return;
+    // A host-side op (an imported trace's CPU stream) passes on what it waited for: a kernel
+    // launched after a communication waits for that communication.
+    while (rd.ops[dep].stream == Stream::Cpu) {
+      dep = binding_of(dep);
+      if (dep == kNone) {
+        b.bubble += gap;
+        return;
+      }
+    }
     const Op& d = rd.ops[dep];
     if (d.kind == OpKind::Compute) {
       b.bubble += gap;
@@ -211,14 +229,9 @@ void account_rank(const Dag& dag, std::uint32_t r, const std::vector<core::Time>
     b.bubble += gap - exposed;
   };
   for (const std::uint32_t i : stream_ops[static_cast<int>(Stream::Compute)]) {
-    const Op& op = rd.ops[i];
     b.compute += t[i].end - t[i].start;
     const core::Time gap = t[i].start - prev_end;
-    std::uint32_t binding = kNone;
-    for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) {
-      const std::uint32_t d = rd.deps[k];
-      if (binding == kNone || t[d].end > t[binding].end) binding = d;
-    }
+    const std::uint32_t binding = binding_of(i);
     if (binding == kNone) {
       b.bubble += std::max<core::Time>(gap, 0);
     } else {

@@ -377,3 +377,26 @@ TEST_CASE("chakra: the example traces are the ones example_traces() describes", 
   CHECK(dag.comms.size() == 2 * 2 + 2 * 4);  // per host two TP, per pair two DP all-reduces
   CHECK(dag.ranks[0].ops.size() == 10);
 }
+
+TEST_CASE("chakra: a kernel launched after a communication exposes that communication",
+          "[chakra]") {
+  // kernel (10 us) -> all-reduce (20 us) -> CPU launch (2 us) -> kernel: the 22 us gap before
+  // the second kernel is 20 us of exposed communication and 2 us of waiting for the launch.
+  std::vector<std::vector<ChakraNode>> r(2);
+  for (auto& nodes : r) {
+    ChakraNode launch = kernel_node(3, 2, {2}, "cudaLaunchKernel");
+    launch.cpu = true;
+    nodes = {kernel_node(1, 10), collective(2, kAllReduce, 1 << 20, {1}), launch,
+             kernel_node(4, 5, {3})};
+  }
+  const Dag dag = build_chakra_dag(traces(r), {});
+  constexpr core::Time kUs = 1'000'000;
+  std::vector<core::Time> kernel;
+  for (const compute::Kernel& k : dag.kernels) kernel.push_back(k.given_ps);
+  const TrainingTimeline t = execute_training(dag, kernel, {20 * kUs});
+  const RankBreakdown& b = t.ranks[0];
+  CHECK(t.iteration == 37 * kUs);
+  CHECK(b.compute == 15 * kUs);
+  CHECK(b.exposed[static_cast<int>(Stream::Comm)] == 20 * kUs);
+  CHECK(b.bubble == 2 * kUs);
+}
