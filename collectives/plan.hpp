@@ -77,6 +77,9 @@ struct Plan {
   double channel_net_gbps = 0;
   std::vector<Chunk> chunks;
   std::vector<std::vector<Step>> steps;
+  // Negative: a plan step by step. Otherwise the coarse form of whole_transfers.hpp, which pays
+  // this latency (NCCL's modelled latency of the call, us) once before its transfers.
+  double merged_latency_us = -1;
 };
 
 // The analytical fidelity: NCCL's own estimate of the call (its tuning model's time for the

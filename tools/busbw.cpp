@@ -115,11 +115,11 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
         sub.ranks.push_back(layout.ranks[r]);
         groups.back().push_back(static_cast<int>(r));
       }
-      plans.push_back(collectives::make_plan(call, sub, run.threads, workload::plan_step_budget()));
+      plans.push_back(workload::build_plan(call, sub, c.exec, run.threads));
     }
     plan = workload::merge_plans(plans, groups, static_cast<int>(layout.ranks.size()));
   } else {
-    plan = collectives::make_plan(call, layout, run.threads, workload::plan_step_budget());
+    plan = workload::build_plan(call, layout, c.exec, run.threads);
   }
   const workload::CollectiveResult r =
       workload::run_collective(ns.topology, ns.network, std::move(plan), layout, c.exec, run);

@@ -148,8 +148,8 @@ int cmd_validate(const std::vector<std::string>& args) {
       "CSV; needs --scenario")("scenario", po::value(&scenario),
                                "with --measured: the scenario of the measured system")(
       "set", po::value(&sets)->composing(),
-      "override a scenario key (repeatable): with --measured, or in every case of --suite "
-      "training (e.g. training.network=packet)")(
+      "override a scenario key in every dataset or case, after the manifest's own (repeatable; "
+      "e.g. training.network=packet, simulation.flow_transfers=whole)")(
       "ignore-known-gaps",
       "a dataset the manifest marks as a known gap does not fail the run when it misses")(
       "scale",
@@ -200,9 +200,9 @@ int cmd_validate(const std::vector<std::string>& args) {
     e.sets = sets;
     entries.push_back(e);
   } else {
-    if (!sets.empty()) throw std::invalid_argument("--set goes with --measured");
     if (manifest.empty()) manifest = "scenarios/validation/manifest.yaml";
     entries = load_manifest(manifest);
+    for (ValidationEntry& e : entries) e.sets.insert(e.sets.end(), sets.begin(), sets.end());
   }
   if (fidelity == "analytical" || fidelity == "flow") {
     for (ValidationEntry& e : entries) e.sets.push_back("simulation.fidelity=" + fidelity);

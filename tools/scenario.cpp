@@ -115,7 +115,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, ParseContex
 }
 
 SimulationSection read_simulation(const Section& sim, core::Time default_end) {
-  sim.only({"seed", "end", "threads", "lps", "fidelity"});
+  sim.only({"seed", "end", "threads", "lps", "fidelity", "flow_transfers"});
   SimulationSection s;
   s.seed = sim.uint("seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
   // `inf`: until the traffic ends (how results.json echoes that default).
@@ -126,6 +126,11 @@ SimulationSection read_simulation(const Section& sim, core::Time default_end) {
   const std::string fidelity = sim.choice("fidelity", "packet", {"packet", "flow", "analytical"});
   s.analytical = fidelity == "analytical";
   s.flow = fidelity == "flow";
+  s.whole_transfers = sim.choice("flow_transfers", "steps", {"steps", "whole"}) == "whole";
+  if (s.whole_transfers && !s.flow) {
+    sim.fail_key("flow_transfers",
+                 "is whole, which applies at the flow level only (simulation.fidelity: flow)");
+  }
   return s;
 }
 
@@ -297,6 +302,7 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   if (coll) {
     net.collectives = read_collectives(top.sub("collectives"), net.topology);
     net.collectives->analytical = sc.simulation.analytical;
+    net.collectives->exec.whole_transfers = sc.simulation.whole_transfers;
     const collectives::Op op = net.collectives->op;
     if (sc.simulation.analytical &&
         (op == collectives::Op::AllToAll || op == collectives::Op::SendRecv)) {
@@ -307,6 +313,7 @@ Scenario parse(const std::string& text, ParseContext& ctx,
     }
   } else if (train) {
     net.training = read_training(top.sub("training"), net.topology);
+    net.training->exec.whole_transfers = sc.simulation.whole_transfers;
     if (sc.simulation.analytical) {
       const Section t = top.sub("training");
       if (t.has("jobs")) {
@@ -461,8 +468,8 @@ std::string describe(const Scenario& sc) {
       n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), switches,
       switches == 1 ? "" : "es", n.topology.links.size(), network, work,
       c.fidelity == net::Fidelity::kFlow
-          ? fmt::format("flow level, seed {}, one LP (the thread count does not matter)",
-                        n.run.seed)
+          ? fmt::format("flow level{}, seed {}, one LP (the thread count does not matter)",
+                        sc.simulation.whole_transfers ? " (whole transfers)" : "", n.run.seed)
           : fmt::format("seed {}, {} threads, up to {} LPs", n.run.seed, n.run.threads, n.run.lps),
       n.run.end == core::kTimeMax ? "when the traffic ends" : core::format_time(n.run.end));
 }

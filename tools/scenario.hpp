@@ -39,6 +39,9 @@ struct SimulationSection {
   bool analytical = false;
   // `fidelity: flow`: the network as fluid flows (net/fluid.hpp).
   bool flow = false;
+  // `flow_transfers: whole`: each connection's share of a call as one fluid transfer
+  // (collectives/whole_transfers.hpp).
+  bool whole_transfers = false;
 };
 
 // One key of the resolved configuration, as it would be written in a scenario file

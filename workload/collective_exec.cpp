@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/tuning.hpp"
+#include "collectives/whole_transfers.hpp"
 #include "workload/plan_runner.hpp"
 
 namespace fabricsim::workload {
@@ -32,6 +33,12 @@ collectives::RankLayout rank_layout(const net::Topology& topo, const collectives
   return layout;
 }
 
+collectives::Plan build_plan(const collectives::Call& call, const collectives::RankLayout& layout,
+                             const ExecParams& params, unsigned threads) {
+  collectives::Plan plan = collectives::make_plan(call, layout, threads, plan_step_budget());
+  return params.whole_transfers ? collectives::whole_transfers(std::move(plan), layout) : plan;
+}
+
 collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
                               const std::vector<std::vector<int>>& groups, int n_ranks) {
   if (plans.empty() || plans.size() != groups.size()) {
@@ -46,6 +53,7 @@ collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
   out.channel_gbps = plans.front().channel_gbps;
   out.channel_net_gbps = plans.front().channel_net_gbps;
   out.slice_bytes = plans.front().slice_bytes;
+  out.merged_latency_us = plans.front().merged_latency_us;
   out.n_ranks = n_ranks;
   out.steps.resize(static_cast<std::size_t>(n_ranks));
   std::vector<char> used(static_cast<std::size_t>(n_ranks), 0);

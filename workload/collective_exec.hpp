@@ -41,6 +41,9 @@ struct ExecParams {
   // GPUs of every host by the channel and join host k's last GPU to host k+1's first, so every
   // hop between hosts changes rail and crosses the spines. NCCL keeps a ring on one rail.
   bool own_nics = false;
+  // The flow level's coarse plans (collectives/whole_transfers.hpp, `simulation.flow_transfers:
+  // whole`): each connection's share of a call moves as one transfer.
+  bool whole_transfers = false;
 };
 
 struct CollectiveResult {
@@ -56,6 +59,11 @@ struct CollectiveResult {
 // is held twice at most, as the plan's Step and as the executor's state (make_plan's
 // max_steps).
 std::uint64_t plan_step_budget();
+
+// The plan the executor runs for `call` on `layout`: collectives::make_plan's (within the step
+// budget), in its whole-transfer form when `params` asks for it.
+collectives::Plan build_plan(const collectives::Call& call, const collectives::RankLayout& layout,
+                             const ExecParams& params, unsigned threads);
 
 // Every GPU of the topology as a rank, host by host (rank = host x gpus + local).
 collectives::RankLayout rank_layout(const net::Topology& topo, const collectives::Hardware& hw);

@@ -23,10 +23,9 @@ struct Shape {
 
 void run_shape(Shape& s, const net::Topology& topo, const net::NetworkConfig& cfg,
                const ExecParams& params, const net::RunOptions& run) {
-  const CollectiveResult r = run_collective(
-      topo, cfg,
-      collectives::make_plan(comm_call(*s.comm), s.members, run.threads, plan_step_budget()),
-      s.members, params, run);
+  const CollectiveResult r =
+      run_collective(topo, cfg, build_plan(comm_call(*s.comm), s.members, params, run.threads),
+                     s.members, params, run);
   s.time = r.time;
   s.events = r.net.kernel.events;
 }

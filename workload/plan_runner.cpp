@@ -72,6 +72,8 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
                     : NvlinkFluid::kUnbounded;
   };
   s.block_rate = wire_rate(plan.channel_gbps);
+  s.whole = plan.merged_latency_us >= 0;  // collectives/whole_transfers.hpp
+  s.latency_once = s.whole && plan.algo != collectives::Algo::P2P;
   if (plan.algo == collectives::Algo::NvlsTree) {
     // NVLSTree's ceiling is the heads' network throughput, not a thread block's writing: it
     // paces the queue pairs, overlapping the wire.
@@ -79,7 +81,9 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
   } else {
     s.block_net_rate = wire_rate(plan.channel_net_gbps);
   }
-  if (params_.latencies && params_.fixed_step_latency < 0) {
+  if (params_.latencies && params_.fixed_step_latency < 0 && s.latency_once) {
+    s.base_latency = us(plan.merged_latency_us);
+  } else if (params_.latencies && params_.fixed_step_latency < 0) {
     s.base_latency = us(collectives::base_latency_us(plan.algo, plan.proto));
     if (plan.algo == collectives::Algo::Nvls || plan.algo == collectives::Algo::NvlsTree) {
       s.base_latency +=
@@ -242,6 +246,7 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
                        collectives::hw_latency_us(algo, proto, pcie ? Hop::PCI : Hop::NVLink));
     }
   }
+  if (shape.latency_once) c.step_latency = c.post_delay = 0;  // in the shape's base latency
   if (parts_[from].local == kSwitchEnd || parts_[to].local == kSwitchEnd) {
     c.wire_scale = 1.0 / params_.nvls_efficiency;
   }
@@ -254,6 +259,12 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
   fs.src_nic = nic_of(hf, params_.own_nics ? parts_[from].nic : sc.rail);
   fs.dst_nic = nic_of(ht, params_.own_nics ? parts_[to].nic : sc.rail);
   fs.max_rate = shape.qp_rate;
+  if (shape.whole && shape.block_net_rate < NvlinkFluid::kUnbounded) {
+    // A whole transfer does not wait for its thread block to write all of it before it moves:
+    // the block's pace bounds the queue pair instead.
+    const auto cap = static_cast<net::Bps>(shape.block_net_rate * 8e12);  // bytes/ps -> bit/s
+    fs.max_rate = fs.max_rate > 0 ? std::min(fs.max_rate, cap) : cap;
+  }
   fs.tag = tag;
   // One queue pair per connection of a communicator, as NCCL sets them up once and every call
   // on the communicator reuses them (with their congestion-control state).
@@ -473,7 +484,9 @@ void PlanRunner::ready(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
   // before the proxy can send it (an unbounded rate makes that time 0).
   const Time hold =
       (s.pays_latency ? c.step_latency : 0) +
-      (c.net ? static_cast<Time>(static_cast<double>(s.wire) / shape_of(p).block_net_rate) : 0);
+      (c.net && !shape_of(p).whole
+           ? static_cast<Time>(static_cast<double>(s.wire) / shape_of(p).block_net_rate)
+           : 0);
   if (hold > 0) {
     net_->host_send(ctx, static_cast<std::uint32_t>(parts_[p].host), hold,
                     net::AppMsg{kLaunch, p, i});

@@ -146,6 +146,8 @@ class PlanRunner {
     std::vector<std::vector<std::uint32_t>> step_conn;  // per participant, per step
     std::vector<int> switch_member;  // per NVSwitch agent: the GPU participant it sits with
     core::Time base_latency = 0;
+    bool whole = false;         // collectives/whole_transfers.hpp: a step per connection
+    bool latency_once = false;  // whole, not point-to-point: the call's latency in base_latency
     double block_rate = NvlinkFluid::kUnbounded;      // wire bytes per ps inside a host
     double block_net_rate = NvlinkFluid::kUnbounded;  // and to another host
     net::Bps qp_rate = 0;                             // each queue pair's own limit (0: none)
@@ -165,7 +167,7 @@ class PlanRunner {
     NvlinkFluid fluid;
     std::uint64_t fluid_gen = 0;
     core::Time fluid_timer = -1;  // when the live kFluidTimer fires (-1: none)
-    bool fluid_changed = false;  // transfers started or ended in the current event
+    bool fluid_changed = false;   // transfers started or ended in the current event
     std::vector<std::pair<std::uint32_t, std::uint32_t>> work;  // (participant, step) now ready
     std::vector<std::uint64_t> finished;
     std::vector<std::uint32_t> release;  // local instances whose connections can go

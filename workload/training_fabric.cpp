@@ -255,9 +255,8 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
   std::vector<std::uint32_t> shape_id(cs.first.size());
   for (std::size_t k = 0; k < cs.first.size(); ++k) {
     const collectives::RankLayout members = comm_members(dag, cs.first[k], layout);
-    shape_id[k] = runner.add_shape(collectives::make_plan(comm_call(dag.comms[cs.first[k]]),
-                                                          members, run.threads, plan_step_budget()),
-                                   members.ranks);
+    shape_id[k] = runner.add_shape(
+        build_plan(comm_call(dag.comms[cs.first[k]]), members, params, run.threads), members.ranks);
   }
   // Instance c is communication c. The communications of one group share its queue pairs (one
   // NCCL communicator) when every member issues them in the order they are numbered, on one

@@ -214,6 +214,18 @@ TEST_CASE("the flow fidelity says what it simulates and what it leaves out", "[c
   REQUIRE_THAT(f.text, !Catch::Contains("PFC pauses"));
 }
 
+TEST_CASE("whole transfers at flow level: said in the run line, refused at packet level", "[cli]") {
+  const Out w =
+      run("busbw scenarios/quickstart.yaml -b 64MiB -e 64MiB --set simulation.fidelity=flow "
+          "--set simulation.flow_transfers=whole");
+  REQUIRE(w.status == 0);
+  REQUIRE_THAT(w.text, Catch::Contains("run: flow level (whole transfers), seed 1"));
+  const Out p = run("busbw scenarios/quickstart.yaml --set simulation.flow_transfers=whole");
+  REQUIRE(p.status == 1);
+  REQUIRE_THAT(p.text, Catch::Contains("'simulation.flow_transfers' is whole, which applies at "
+                                       "the flow level only"));
+}
+
 TEST_CASE("fabricsim busbw on one GPU prints no inf or nan", "[cli]") {
   const Out one =
       run("busbw scenarios/quickstart.yaml --set cluster.hosts=1 --set cluster.host.gpus=1 -b 1KiB "
