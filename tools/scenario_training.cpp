@@ -231,6 +231,7 @@ void read_chakra(const Section& t, std::uint32_t gpus, TrainingSection& s) {
   } catch (const std::invalid_argument& e) {
     t.fail_key("import", e.what());
   }
+  s.imported->ready_order = t.choice("issue_order", "ready", {"ready", "id"}) == "ready";
   s.config.tp = 1;
   s.config.dp = static_cast<int>(gpus);
   s.imported_from = prefix.string() + ".<rank>.et";
@@ -242,10 +243,11 @@ void read_chakra(const Section& t, std::uint32_t gpus, TrainingSection& s) {
 // `import`: a workload written by another tool (SimAI's AICB, a Chakra execution trace), whose
 // DAG replaces the model's.
 TrainingSection read_import(const Section& t, const net::Topology& topo) {
-  t.only(comm_model_keys({"import", "format", "comm_groups", "network", "stragglers"}));
+  t.only(
+      comm_model_keys({"import", "format", "comm_groups", "issue_order", "network", "stragglers"}));
   const std::string format = t.choice("format", "aicb", {"aicb", "chakra"});
-  if (format != "chakra" && t.has("comm_groups")) {
-    t.fail_key("comm_groups", "goes with format: chakra only");
+  for (const char* key : {"comm_groups", "issue_order"}) {
+    if (format != "chakra" && t.has(key)) t.fail_key(key, "goes with format: chakra only");
   }
   TrainingSection s = training_base(t, topo);
   s.imported_format = format;

@@ -316,6 +316,7 @@ class DagBuilder {
     match_collectives();
     match_transfers();
     for (std::uint32_t r = 0; r < traces_.size(); ++r) build_rank(r);
+    dag_.ready_order = true;
     return std::move(dag_);
   }
 
@@ -594,6 +595,7 @@ class DagBuilder {
       st[i].op = static_cast<std::uint32_t>(rd.ops.size());
       st[i].stands_for = {st[i].op};
       rd.ops.push_back(op);
+      rd.issue_key.push_back(n.id);
     }
   }
 

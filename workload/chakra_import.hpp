@@ -30,10 +30,10 @@
 //
 // What the importer does where ASTRA-sim's behaviour is not a DAG or differs:
 // - Ops are listed in a topological order of the data dependencies, lowest node id first among
-//   the nodes free to go; each rank's CPU, compute and communication streams run in that order,
-//   as CUDA streams run in issue order. ASTRA-sim instead issues whichever dependency-free node
-//   has the lowest id when its resource frees, so a node whose predecessor on the stream is
-//   still waiting may start earlier there.
+//   the nodes free to go. The DAG is marked ready_order with the node ids as issue keys
+//   (training.hpp): a free stream runs the lowest-id op whose dependencies are done, as ASTRA-sim
+//   issues the lowest-id dependency-free node when its resource frees. The scenario may ask for
+//   list order instead (`training.issue_order: id`), the CUDA streams' rule.
 // - Collectives are matched across ranks by order: the k-th collective a rank issues on a group
 //   is the k-th of every member, and all must agree on type and size. Sends and receives are
 //   matched as MPI matches them: the k-th send from s to d with tag t is the k-th receive at d

@@ -1,6 +1,7 @@
 #include "workload/critical_path.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace fabricsim::workload {
 namespace {
@@ -27,12 +28,23 @@ CriticalPath critical_path(const Dag& dag, const TrainingTimeline& t) {
     std::array<std::uint32_t, kStreamCount> tail;
     tail.fill(kNone);
     prev[r].assign(rd.ops.size(), kNone);
-    for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
+    // A stream's ops in the order they ran: list order, unless Dag::ready_order.
+    std::vector<std::uint32_t> order(rd.ops.size());
+    std::iota(order.begin(), order.end(), 0u);
+    if (dag.ready_order) {
+      std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return t.ops[r][a].start < t.ops[r][b].start;
+      });
+    }
+    for (const std::uint32_t i : order) {
       const Op& op = rd.ops[i];
       if (op.kind != OpKind::Recv) {
         prev[r][i] = tail[static_cast<int>(op.stream)];
         tail[static_cast<int>(op.stream)] = i;
       }
+    }
+    for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
+      const Op& op = rd.ops[i];
       if (op.kind != OpKind::Compute) members[op.item].push_back({r, i});
       if (t.ops[r][i].end > last_end) last_end = t.ops[r][i].end, last = {r, i};
     }

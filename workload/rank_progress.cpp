@@ -5,7 +5,13 @@
 
 namespace fabricsim::workload {
 
-void RankProgress::init(const RankDag& rd, std::uint32_t r) {
+void RankProgress::init(const RankDag& rd, std::uint32_t r, bool ready_first) {
+  ready_order = ready_first;
+  if (!rd.issue_key.empty() && rd.issue_key.size() != rd.ops.size()) {
+    throw std::invalid_argument("training DAG: rank " + std::to_string(r) +
+                                " has an issue key for some ops only");
+  }
+  issue_key = rd.issue_key.empty() ? nullptr : &rd.issue_key;
   const std::size_t n = rd.ops.size();
   waiting.assign(n, 0);
   dependents_begin.assign(n + 1, 0);

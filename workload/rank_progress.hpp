@@ -3,6 +3,7 @@
 // dependencies each op still waits for, the ops each one releases, and its streams, which
 // behave as CUDA streams do (in list order within one, concurrent across them). A receive is
 // on no stream: it is posted when its dependencies are done.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -23,13 +24,41 @@ struct RankProgress {
   std::array<std::uint32_t, kStreams> head{};
   std::array<bool, kStreams> busy{};
   std::uint32_t done = 0;
+  // Dag::ready_order: a free stream takes the op of lowest issue key whose dependencies are
+  // done (per stream, a heap of those), not the next in list order.
+  bool ready_order = false;
+  const std::vector<std::uint64_t>* issue_key = nullptr;  // RankDag::issue_key; null: index
+  std::array<std::vector<std::uint32_t>, kStreams> ready;
+  // Heap order: the op with the larger key sinks.
+  bool later(std::uint32_t a, std::uint32_t b) const {
+    return issue_key ? (*issue_key)[a] > (*issue_key)[b] : a > b;
+  }
 
   // Throws std::invalid_argument naming rank r for an op that depends on a later one.
-  void init(const RankDag& rd, std::uint32_t r);
+  void init(const RankDag& rd, std::uint32_t r, bool ready_first = false);
 
-  // The op heading stream s when it may start now (its stream free, its dependencies done),
+  // Op i (on a stream: not a receive) has its dependencies done.
+  void mark_ready(const Op& op, std::uint32_t i) {
+    if (!ready_order) return;  // list order finds it at its stream's head
+    std::vector<std::uint32_t>& h = ready[static_cast<int>(op.stream)];
+    h.push_back(i);
+    std::push_heap(h.begin(), h.end(),
+                   [this](std::uint32_t a, std::uint32_t b) { return later(a, b); });
+  }
+
+  // The op stream s runs next when it may start now (its stream free, its dependencies done),
   // with the stream marked busy; -1 otherwise.
   std::int64_t take(int s) {
+    if (ready_order) {
+      std::vector<std::uint32_t>& h = ready[s];
+      if (busy[s] || h.empty()) return -1;
+      std::pop_heap(h.begin(), h.end(),
+                    [this](std::uint32_t a, std::uint32_t b) { return later(a, b); });
+      const std::uint32_t i = h.back();
+      h.pop_back();
+      busy[s] = true;
+      return i;
+    }
     if (busy[s] || head[s] >= stream_ops[s].size()) return -1;
     const std::uint32_t i = stream_ops[s][head[s]];
     if (waiting[i] != 0) return -1;

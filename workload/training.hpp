@@ -90,6 +90,9 @@ struct RankDag {
   bool simulated = true;  // false: a replica left out (TrainingConfig::one_replica)
   std::vector<Op> ops;
   std::vector<std::uint32_t> deps;  // indices into ops, always of earlier ops
+  // Dag::ready_order: per op, the key by which ready ops are taken, lowest first (an imported
+  // trace's node ids); empty: the op's index.
+  std::vector<std::uint64_t> issue_key;
 };
 
 // One communication: a collective over `group`, or a point-to-point transfer from group[0] to
@@ -110,6 +113,10 @@ struct Dag {
   // (what the kernels execute, recomputation included).
   double model_flops = 0;
   double hardware_flops = 0;
+  // How a free stream picks its next op: false, in list order (as a CUDA stream runs what was
+  // issued to it); true, the op with the lowest RankDag::issue_key whose dependencies are done
+  // (ASTRA-sim's rule for Chakra traces, chakra_import.hpp).
+  bool ready_order = false;
 };
 
 // Throws std::invalid_argument when the model or the configuration is inconsistent.

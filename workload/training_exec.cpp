@@ -63,7 +63,7 @@ class Executor {
   static constexpr std::uint32_t kNone = ~0u;
 
   void init_rank(std::uint32_t r) {
-    state_[r].init(dag_.ranks[r], r);
+    state_[r].init(dag_.ranks[r], r, dag_.ready_order);
     out_.ops[r].assign(dag_.ranks[r].ops.size(), OpTiming{-1, -1});
   }
 
@@ -82,6 +82,7 @@ class Executor {
       }
       return;
     }
+    state_[r].mark_ready(op, i);
     try_stream(r, static_cast<int>(op.stream), now);
   }
 
@@ -171,9 +172,16 @@ void account_rank(const Dag& dag, std::uint32_t r, const std::vector<core::Time>
   const RankDag& rd = dag.ranks[r];
   const std::vector<OpTiming>& t = out.ops[r];
   RankBreakdown& b = out.ranks[r];
+  // Each stream's ops in the order they ran (list order, unless Dag::ready_order).
   std::array<std::vector<std::uint32_t>, kStreams> stream_ops;
   for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
     if (rd.ops[i].kind != OpKind::Recv) stream_ops[static_cast<int>(rd.ops[i].stream)].push_back(i);
+  }
+  if (dag.ready_order) {
+    for (std::vector<std::uint32_t>& ops : stream_ops) {
+      std::stable_sort(ops.begin(), ops.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return t[a].start < t[b].start; });
+    }
   }
   core::Time prev_end = 0;
   // When a communication's data moves: a collective from the moment all members are there, a

@@ -53,7 +53,7 @@ class FabricAgent final : public net::HostApp {
         throw std::invalid_argument(
             fmt::format("training on the fabric runs every replica, but rank {} was left out", r));
       }
-      state_[r].init(dag.ranks[r], r);
+      state_[r].init(dag.ranks[r], r, dag.ready_order);
       out_.ops[r].assign(dag.ranks[r].ops.size(), OpTiming{-1, -1});
       rank_host_[r] = static_cast<std::uint32_t>(layout.ranks[r].host);
       host_ranks_[rank_host_[r]].push_back(r);
@@ -136,6 +136,7 @@ class FabricAgent final : public net::HostApp {
     if (op.kind == OpKind::Recv) {
       start(ctx, r, i);
     } else {
+      state_[r].mark_ready(op, i);
       try_stream(ctx, r, static_cast<int>(op.stream));
     }
   }

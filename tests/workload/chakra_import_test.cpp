@@ -400,3 +400,32 @@ TEST_CASE("chakra: a kernel launched after a communication exposes that communic
   CHECK(b.exposed[static_cast<int>(Stream::Comm)] == 20 * kUs);
   CHECK(b.bubble == 2 * kUs);
 }
+
+TEST_CASE("chakra: a free stream runs its lowest-id ready node (ASTRA-sim), or waits in id order",
+          "[chakra]") {
+  // Each rank: kernel 5 (30 us) -> all-reduce 10; all-reduce 20 depends on nothing. ASTRA-sim
+  // runs 20 at once while 10 waits for its kernel; a CUDA-like stream runs 10 first.
+  std::vector<std::vector<ChakraNode>> r(2);
+  for (auto& nodes : r) {
+    nodes = {kernel_node(5, 30), collective(10, kAllReduce, 4096, {5}),
+             collective(20, kAllReduce, 8192)};
+  }
+  Dag dag = build_chakra_dag(traces(r), {});
+  REQUIRE(dag.ready_order);
+  constexpr core::Time kUs = 1'000'000;
+  std::vector<core::Time> kernel;
+  for (const compute::Kernel& k : dag.kernels) kernel.push_back(k.given_ps);
+  const std::vector<core::Time> comm(dag.comms.size(), 5 * kUs);
+  const TrainingTimeline ready = execute_training(dag, kernel, comm);
+  CHECK(ready.ops[0][2].start == 0);  // node 20
+  CHECK(ready.ops[0][1].start == 30 * kUs);
+  CHECK(ready.iteration == 35 * kUs);
+  // After the kernel, only the all-reduce that waited for it is exposed.
+  CHECK(ready.ranks[0].exposed[static_cast<int>(Stream::Comm)] == 5 * kUs);
+  dag.ready_order = false;
+  const TrainingTimeline listed = execute_training(dag, kernel, comm);
+  CHECK(listed.ops[0][1].start == 30 * kUs);
+  CHECK(listed.ops[0][2].start == 35 * kUs);
+  CHECK(listed.iteration == 40 * kUs);
+  CHECK(listed.ranks[0].exposed[static_cast<int>(Stream::Comm)] == 10 * kUs);
+}
