@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "workload/given_kernels.hpp"
+
 namespace fabricsim::workload {
 namespace {
 
@@ -359,15 +361,7 @@ class Builder {
     op.stream = Stream::Compute;
     op.phase = phase;
     op.name = name;
-    const auto [it, fresh] =
-        kernels_.try_emplace(ps, static_cast<std::uint32_t>(dag_.kernels.size()));
-    if (fresh) {
-      compute::Kernel k;
-      k.kind = compute::KernelKind::Given;
-      k.given_ps = ps;
-      dag_.kernels.push_back(k);
-    }
-    op.item = it->second;
+    op.item = kernels_.of(dag_, ps);
     return op;
   }
 
@@ -433,7 +427,7 @@ class Builder {
   const Names& names_;
   Dag dag_;
   std::map<std::vector<int>, std::uint32_t> groups_;
-  std::map<std::int64_t, std::uint32_t> kernels_;
+  GivenKernels kernels_;
   std::unordered_map<std::uint64_t, std::uint32_t> comms_;
   std::unordered_map<std::uint32_t, std::uint32_t> seq_;  // this rank's collectives per group
   Members tp_;

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "chakra_et.pb.h"  // generated from workload/chakra_et.proto
+#include "workload/given_kernels.hpp"
 
 namespace fabricsim::workload {
 namespace {
@@ -514,18 +515,6 @@ class DagBuilder {
     }
   }
 
-  std::uint32_t kernel(std::int64_t ps) {
-    const auto [it, fresh] =
-        kernels_.try_emplace(ps, static_cast<std::uint32_t>(dag_.kernels.size()));
-    if (fresh) {
-      compute::Kernel k;
-      k.kind = compute::KernelKind::Given;
-      k.given_ps = ps;
-      dag_.kernels.push_back(k);
-    }
-    return it->second;
-  }
-
   void build_rank(std::uint32_t r) {
     const ChakraTrace& t = traces_[r];
     RankDag& rd = dag_.ranks[r];
@@ -566,7 +555,7 @@ class DagBuilder {
           op.kind = OpKind::Compute;
           op.stream = n.cpu ? Stream::Cpu : Stream::Compute;
           op.name = op_name(n.cpu ? "cpu_op" : "kernel");
-          op.item = kernel(ps);
+          op.item = kernels_.of(dag_, ps);
           break;
         }
         case ChakraNode::Type::Collective:
@@ -605,7 +594,7 @@ class DagBuilder {
   std::vector<int> world_group_;
   std::vector<RankState> state_;
   std::map<std::vector<int>, std::uint32_t> group_ids_;
-  std::map<std::int64_t, std::uint32_t> kernels_;
+  GivenKernels kernels_;
   Dag dag_;
 };
 
