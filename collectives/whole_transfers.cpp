@@ -1,7 +1,7 @@
 #include "collectives/whole_transfers.hpp"
 
-#include <map>
-#include <tuple>
+#include <cstdint>
+#include <unordered_map>
 #include <utility>
 
 #include "collectives/topology_order.hpp"
@@ -18,12 +18,17 @@ Plan whole_transfers(Plan plan, const RankLayout& layout) {
       if (t.algo == plan.algo && t.proto == plan.proto) plan.merged_latency_us = t.latency_us;
     }
   }
+  // One step per (direction, peer, channel), where its first step was.
+  std::unordered_map<std::uint64_t, std::size_t> index;
   for (std::vector<Step>& steps : plan.steps) {
-    // One step per (direction, peer, channel), where its first step was.
-    std::map<std::tuple<Dir, int, int>, std::size_t> index;
+    index.clear();
     std::vector<Step> merged;
     for (const Step& s : steps) {
-      const auto [it, fresh] = index.try_emplace({s.dir, s.peer, s.channel}, merged.size());
+      const std::uint64_t key = static_cast<std::uint64_t>(s.dir == Dir::Send) << 63 |
+                                static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.peer))
+                                    << 24 |
+                                static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.channel));
+      const auto [it, fresh] = index.try_emplace(key, merged.size());
       if (fresh) {
         Step m = s;
         m.deps = Deps();
