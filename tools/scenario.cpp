@@ -114,6 +114,17 @@ void apply_override(YAML::Node& root, const std::string& assignment, ParseContex
   ctx.overrides.emplace_back(shown, assignment);
 }
 
+// Whole transfers pay NCCL's modelled latency of a call; a fixed per-step latency (SimAI's) has
+// no steps to go on.
+void refuse_fixed_latency(const SimulationSection& sim, const workload::ExecParams& exec,
+                          const Section& section) {
+  if (sim.whole_transfers && exec.fixed_step_latency >= 0) {
+    section.fail_key("step_latency",
+                     "is a latency per step, and simulation.flow_transfers: whole has no steps "
+                     "(each call pays NCCL's modelled latency once)");
+  }
+}
+
 SimulationSection read_simulation(const Section& sim, core::Time default_end) {
   sim.only({"seed", "end", "threads", "lps", "fidelity", "flow_transfers"});
   SimulationSection s;
@@ -303,6 +314,7 @@ Scenario parse(const std::string& text, ParseContext& ctx,
     net.collectives = read_collectives(top.sub("collectives"), net.topology);
     net.collectives->analytical = sc.simulation.analytical;
     net.collectives->exec.whole_transfers = sc.simulation.whole_transfers;
+    refuse_fixed_latency(sc.simulation, net.collectives->exec, top.sub("collectives"));
     const collectives::Op op = net.collectives->op;
     if (sc.simulation.analytical &&
         (op == collectives::Op::AllToAll || op == collectives::Op::SendRecv)) {
@@ -314,6 +326,7 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   } else if (train) {
     net.training = read_training(top.sub("training"), net.topology);
     net.training->exec.whole_transfers = sc.simulation.whole_transfers;
+    refuse_fixed_latency(sc.simulation, net.training->exec, top.sub("training"));
     if (sc.simulation.analytical) {
       const Section t = top.sub("training");
       if (t.has("jobs")) {

@@ -224,6 +224,11 @@ TEST_CASE("whole transfers at flow level: said in the run line, refused at packe
   REQUIRE(p.status == 1);
   REQUIRE_THAT(p.text, Catch::Contains("'simulation.flow_transfers' is whole, which applies at "
                                        "the flow level only"));
+  const Out fixed =
+      run("busbw scenarios/quickstart.yaml --set simulation.fidelity=flow --set "
+          "simulation.flow_transfers=whole --set collectives.step_latency=3us");
+  REQUIRE(fixed.status == 1);
+  REQUIRE_THAT(fixed.text, Catch::Contains("'collectives.step_latency' is a latency per step"));
 }
 
 TEST_CASE("fabricsim busbw on one GPU prints no inf or nan", "[cli]") {
