@@ -64,6 +64,14 @@ TEST_CASE("single: every NIC on one switch, hosts carry GPUs and their NIC map",
   CHECK(t.hosts[3].gpu_to_nic == std::vector<std::uint32_t>{0, 0, 0, 0, 1, 1, 1, 1});
 }
 
+TEST_CASE("single: more NICs than a switch has ports is refused before anything is built",
+          "[topology]") {
+  // 428,177 hosts x 8 NICs: building it first took 37 s under ASan (found by fuzz_scenario).
+  CHECK_THROWS_WITH(single(one_switch(428177, 8)),
+                    Catch::Contains("3425416 ports on the one switch, above the 65534"));
+  CHECK(single(one_switch(8191, 8)).nics.size() == 65528);
+}
+
 TEST_CASE("host GPU->NIC map: one per GPU, one per two GPUs, or given", "[topology]") {
   CHECK(single(one_switch(1, 8)).hosts[0].gpu_to_nic ==
         std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7});
