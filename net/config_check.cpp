@@ -2,6 +2,7 @@
 // quantities they are made of.
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "net/network.hpp"
 #include "net/wire.hpp"
 
@@ -68,7 +69,15 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
     for (PortId p = 0; p < node.ports.size(); ++p) {
       const Link& l = topo.link_at(v, p);
       headroom += port_headroom(l, cfg);
-      const core::Time pause = pause_duration(cfg, l.rate);
+      core::Time pause = 0;
+      try {
+        pause = pause_duration(cfg, l.rate);
+      } catch (const core::HorizonError&) {
+        throw std::invalid_argument(fmt::format(
+            "port {} of switch {} runs at {} bit/s: one PAUSE of {} quanta would last beyond the "
+            "largest simulated time (2^63 ps, about 106.7 days); the link rate is out of scale",
+            p, node.name, l.rate, cfg.sw.pfc_pause_quanta));
+      }
       if (cfg.sw.pfc_refresh >= pause) {
         throw std::invalid_argument(fmt::format(
             "network.pfc_refresh ({:.3f} us) must be shorter than one PAUSE ({} quanta = {:.3f} "

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/mailbox.hpp"
 #include "core/phold.hpp"
@@ -373,6 +374,10 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     sc = parse(text, ctx, overrides);
   } catch (const YAML::Exception& e) {
     // Only reached on a yaml-cpp surprise: every expected problem is reported by a Section.
+    throw ScenarioError(fmt::format("{}: {}", name, e.what()));
+  } catch (const core::HorizonError& e) {
+    // A time computed while loading (a serialization, a pause) that no run could count: the
+    // scenario's scales are the problem, whichever check met it first.
     throw ScenarioError(fmt::format("{}: {}", name, e.what()));
   }
   sc.read = ctx.resolved;
