@@ -360,6 +360,7 @@ std::vector<net::LinkOutage> read_failed_links(const Section& c, const net::Topo
     }
     for (const net::LinkId l : links) out.push_back({l, at, until});
   }
+  if (out.empty()) return out;  // nothing to check: no routing tables to build here
   try {
     net::Outages(topo, out);  // NIC links down for good, a fabric cut in two
   } catch (const std::invalid_argument& e) {
