@@ -24,6 +24,10 @@ enum class Cpu { Intel, Amd, Arm };
 // PCIe host bridge (PHB), or through the CPU that a Grace Hopper / Grace Blackwell GPU reaches
 // over NVLink-C2C (PHB in NCCL before 2.27, P2C from 2.27).
 enum class NicPath { PcieSwitch, Cpu, C2c };
+// The transport NCCL runs between hosts (collectives/transport.hpp has each one's facts): its
+// own IB verbs transport (InfiniBand, RoCE), or AWS EFA through aws-ofi-nccl by platform class
+// (p4d/p4de, p5/p5e, p5en/p6-b200).
+enum class Transport { Ib, EfaP4d, EfaP5, EfaP5en };
 // NCCL's version as its NCCL_VERSION_CODE encodes it: major x 10000 + minor x 100 + patch.
 inline constexpr int kNcclVersionModelled = 23007;  // 2.30.7, the tuning ported here
 
@@ -55,6 +59,7 @@ struct Hardware {
   bool nvls = false;            // NVSwitch with NVLink SHARP (Hopper+ with NVLS enabled)
   Cpu cpu = Cpu::Intel;
   NicPath nic_path = NicPath::PcieSwitch;
+  Transport transport = Transport::Ib;
   int nccl_version = kNcclVersionModelled;
   // The node's NICs, for communicators across hosts (graph.hpp): 0 = unknown, and such
   // communicators use max_channels and bw_inter_gbps as given.

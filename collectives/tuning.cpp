@@ -7,6 +7,7 @@
 
 #include "collectives/graph.hpp"
 #include "collectives/protocol.hpp"
+#include "collectives/transport.hpp"
 
 namespace fabricsim::collectives {
 namespace {
@@ -69,6 +70,12 @@ double tree_correction(Proto p, std::uint64_t bytes, int entries) {
   return k[row][log];
 }
 
+// A hop between hosts in the model's latency (TuningInput::reported_latency).
+double net_latency(const TuningInput& in, Algo a, Proto p) {
+  return in.reported_latency ? tuned_net_latency_us(in.hw.transport, a, p)
+                             : net_hop_latency_us(in.hw.transport, a, p);
+}
+
 int log2i(int x) {
   return x <= 1 ? 0 : std::bit_width(static_cast<unsigned>(x)) - 1;
 }
@@ -102,12 +109,13 @@ AlgoTime ring_time(const TuningInput& in, Proto p) {
   const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
   double lat = base_latency_us(Algo::Ring, p);
   if (chain) {
-    // Broadcast / reduce: one hop latency when both use the same channels (assumed).
+    // Broadcast / reduce: one hop latency when both use the same channels (assumed); NCCL adds
+    // no transport latency here (tuning.cc reads hwLatencies alone).
     lat += hw_latency_us(Algo::Ring, p, nodes == 1 ? intra_hop : Hop::Net);
   } else {
     const int ppn = n / std::max(nodes, 1);
     double intra = hw_latency_us(Algo::Ring, p, intra_hop);
-    const double inter = hw_latency_us(ppn == 1 ? Algo::Tree : Algo::Ring, p, Hop::Net);
+    const double inter = net_latency(in, ppn == 1 ? Algo::Tree : Algo::Ring, p);
     if (nodes > 1) {
       intra = std::max(intra, net_overhead_us(in.hw.cpu) * (p == Proto::Simple ? 3 : 1));
     }
@@ -136,7 +144,7 @@ AlgoTime tree_time(const TuningInput& in, Proto p) {
   const int ppn = n / std::max(nodes, 1);
   t.latency_us =
       base_latency_us(Algo::Tree, p) + 2 * ((ppn - 1) * hw_latency_us(Algo::Tree, p, intra_hop) +
-                                            log2i(nodes) * hw_latency_us(Algo::Tree, p, Hop::Net));
+                                            log2i(nodes) * net_latency(in, Algo::Tree, p));
   const double bus = nch * ch.tree_gbps;
   double tree = 0;
   if (p == Proto::Simple) tree = std::min(0.92 * bus, nch * per_ch_tree(in.hw.arch, nodes));
@@ -181,7 +189,7 @@ AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
                  ppn > 1 && n % nodes == 0,
              nch};
   t.latency_us = hw_latency_us(Algo::NvlsTree, p, Hop::NVLink) +
-                 2 * log2i(nodes) * hw_latency_us(Algo::NvlsTree, p, Hop::Net);
+                 2 * log2i(nodes) * net_latency(in, Algo::NvlsTree, p);
   if (!t.enabled) return t;
   const int heads = in.hw.nics_per_host > 0 ? std::min(ppn, in.hw.nics_per_host) : ppn;
   // A head's NIC: the network graph's ring speed, or the hardware's figures when the NICs are

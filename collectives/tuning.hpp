@@ -16,6 +16,10 @@ struct TuningInput {
   int n_ranks = 1;
   int n_nodes = 1;
   Hardware hw;
+  // A hop between hosts as NCCL's tuner sees it, with the latency the transport reports to it
+  // (collectives/transport.hpp); false: as the executor runs it, with the transport's message
+  // latency instead (the same on NCCL's IB transport, which reports none).
+  bool reported_latency = true;
 };
 
 struct AlgoTime {

@@ -12,8 +12,10 @@ namespace fabricsim::collectives {
 Plan whole_transfers(Plan plan, const RankLayout& layout) {
   plan.merged_latency_us = 0;
   if (plan.algo != Algo::P2P) {
-    const TuningInput in{plan.op, plan.bytes, plan.n_ranks,
-                         static_cast<int>(group_hosts(layout).ranks.size()), layout.hw};
+    // The latency the call takes, not what the transport reports to NCCL's tuner.
+    const TuningInput in{plan.op,      plan.bytes,
+                         plan.n_ranks, static_cast<int>(group_hosts(layout).ranks.size()),
+                         layout.hw,    false};
     for (const AlgoTime& t : algo_times(in)) {
       if (t.algo == plan.algo && t.proto == plan.proto) plan.merged_latency_us = t.latency_us;
     }

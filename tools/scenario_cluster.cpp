@@ -58,8 +58,8 @@ net::LinkParams read_link(const Section& parent, const char* key) {
 // `custom_gpus`: for a custom topology, whether any listed host has GPUs (each may set its
 // own count), which decides whether the intra-host fabric keys are needed.
 net::HostParams read_host(const Section& s, std::optional<bool> custom_gpus = std::nullopt) {
-  s.only(
-      {"gpus", "gpu", "cpu", "nic_path", "nics", "gpu_link", "gpu_latency", "intra", "gpu_to_nic"});
+  s.only({"gpus", "gpu", "cpu", "nic_path", "transport", "nics", "gpu_link", "gpu_latency", "intra",
+          "gpu_to_nic"});
   const net::HostParams def;
   net::HostParams h;
   h.gpus = static_cast<std::uint32_t>(s.uint("gpus", def.gpus, 0, 1024));
@@ -99,6 +99,9 @@ net::HostParams read_host(const Section& s, std::optional<bool> custom_gpus = st
   // HGX A100 / H100 / B200 baseboards each GPU and its NIC share a PCIe switch (NVIDIA DGX
   // H100 user guide, network ports and PCIe topology).
   h.nic_path = s.choice("nic_path", def.nic_path, {"pcie_switch", "cpu", "c2c"});
+  // NCCL's network transport (collectives/transport.hpp has each one's facts). Default ib: NCCL's
+  // own verbs transport, which InfiniBand and RoCE NICs run.
+  h.transport = s.choice("transport", def.transport, {"ib", "efa-p4d", "efa-p5", "efa-p5en"});
   h.intra = s.choice("intra", "nvswitch", {"nvswitch", "pcie"}) == "pcie"
                 ? net::IntraHost::kPcie
                 : net::IntraHost::kNvSwitch;

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "collectives/protocol.hpp"
+#include "collectives/transport.hpp"
 #include "compute/gpu.hpp"
 #include "tools/scenario_parts.hpp"
 
@@ -108,6 +110,13 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
   hw.nic_path = host.nic_path == "cpu"   ? collectives::NicPath::Cpu
                 : host.nic_path == "c2c" ? collectives::NicPath::C2c
                                          : collectives::NicPath::PcieSwitch;
+  const std::optional<collectives::Transport> transport =
+      collectives::find_transport(host.transport);
+  if (!transport) {
+    c.fail(c.node(), fmt::format("cluster.host.transport '{}' is not one of {}", host.transport,
+                                 collectives::transport_names()));
+  }
+  hw.transport = *transport;
   if (c.has("nccl_version")) hw.nccl_version = nccl_version(c);
   hw.intra = host.intra == net::IntraHost::kPcie ? collectives::IntraLink::PCI
                                                  : collectives::IntraLink::NVLink;

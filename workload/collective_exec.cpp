@@ -114,7 +114,7 @@ class OneCollective final : public net::HostApp {
 CollectiveResult run_collective(const net::Topology& topo, const net::NetworkConfig& cfg, Plan plan,
                                 const collectives::RankLayout& layout, const ExecParams& params,
                                 const net::RunOptions& run) {
-  PlanRunner runner(topo, params, collectives::net_overhead_us(layout.hw.cpu));
+  PlanRunner runner(topo, params, layout.hw);
   const auto ranks = static_cast<std::uint32_t>(plan.n_ranks);
   runner.add_instance(runner.add_shape(std::move(plan), layout.ranks), layout.ranks);
   OneCollective app(runner, ranks);

@@ -8,6 +8,8 @@
 #include <unordered_map>
 
 #include "collectives/protocol.hpp"
+#include "collectives/transport.hpp"
+#include "collectives/tuning.hpp"
 
 namespace fabricsim::workload {
 
@@ -47,8 +49,12 @@ std::vector<Time> delays_from(const net::Topology& topo, core::NodeId src) {
 
 }  // namespace
 
-PlanRunner::PlanRunner(const net::Topology& topo, const ExecParams& params, double net_overhead_us)
-    : topo_(topo), params_(params), net_overhead_us_(net_overhead_us) {
+PlanRunner::PlanRunner(const net::Topology& topo, const ExecParams& params,
+                       const collectives::Hardware& hw)
+    : topo_(topo),
+      params_(params),
+      net_overhead_us_(collectives::net_overhead_us(hw.cpu)),
+      transport_(hw.transport) {
   if (!(params.nvlink_efficiency > 0 && params.nvlink_efficiency <= 1) ||
       !(params.nvls_efficiency > 0 && params.nvls_efficiency <= 1)) {
     throw std::invalid_argument("NVLink and NVLS efficiencies must be in (0, 1]");
@@ -295,16 +301,16 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
 // A step to another host is the GPU's step (its hop latency inside the host, but at least the
 // proxy's per-step overhead: NCCL's tuning model says inter-node rings "still have to launch
 // nsteps * net overhead", x3 for Simple; src/graph/tuning.cc, nccl-facts.md §4), then the proxy
-// and NIC pipeline for the rest of NCCL's network hop latency. The pipeline part does not hold
-// the connection: the send proxy posts a step as soon as the GPU has written it, with up to
-// NCCL_STEPS in flight (sendProxyProgress, src/transport/net.cc).
+// and NIC pipeline for the rest of the network hop latency (NCCL's hwLat[NET] on its IB
+// transport, the transport's message latency on others: collectives/transport.hpp). The pipeline
+// part does not hold the connection: the send proxy posts a step as soon as the GPU has written it,
+// with up to NCCL_STEPS in flight (sendProxyProgress, src/transport/net.cc).
 void PlanRunner::net_step_latency(const Shape& shape, Conn& c, double gpu_us) const {
-  using collectives::hw_latency_us;
   const collectives::Proto proto = shape.plan.proto;
   const double overhead = net_overhead_us_ * (proto == collectives::Proto::Simple ? 3.0 : 1.0);
   c.step_latency = us(std::max(gpu_us, overhead));
   c.post_delay = std::max<Time>(
-      0, us(hw_latency_us(shape.plan.algo, proto, collectives::Hop::Net)) - c.step_latency);
+      0, us(collectives::net_hop_latency_us(transport_, shape.plan.algo, proto)) - c.step_latency);
 }
 
 std::uint32_t PlanRunner::nic_of(int host, int rail) const {

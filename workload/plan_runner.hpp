@@ -38,9 +38,10 @@ class PlanRunner {
   // AppMsg::a values from here on are the owner's: on_message() ignores them.
   static constexpr std::uint32_t kFirstOwnerMsg = 16;
 
+  // `hw`: the hosts' CPU and network transport, which set what a step between hosts takes.
   // Throws std::invalid_argument for efficiencies outside (0, 1] or a host with GPUs and no GPU
   // link rate.
-  PlanRunner(const net::Topology& topo, const ExecParams& params, double net_overhead_us);
+  PlanRunner(const net::Topology& topo, const ExecParams& params, const collectives::Hardware& hw);
 
   // Keeps the plan's steps for the instances to materialise. `ranks`: where the plan was made
   // for (its NVSwitch agents sit with these GPUs).
@@ -199,6 +200,7 @@ class PlanRunner {
   const net::Topology& topo_;
   ExecParams params_;
   double net_overhead_us_;
+  collectives::Transport transport_;
   net::Network* net_ = nullptr;
   DoneFn done_ = nullptr;
   void* owner_ = nullptr;

@@ -251,7 +251,7 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
                                       const collectives::RankLayout& layout,
                                       const ExecParams& params, const net::RunOptions& run,
                                       const std::vector<double>& slowdown, const RankJobs* jobs) {
-  PlanRunner runner(topo, params, collectives::net_overhead_us(layout.hw.cpu));
+  PlanRunner runner(topo, params, layout.hw);
   const CommShapes cs = comm_shapes(dag, layout);
   std::vector<std::uint32_t> shape_id(cs.first.size());
   for (std::size_t k = 0; k < cs.first.size(); ++k) {

@@ -28,6 +28,9 @@ struct HostParams {
   // The GPU-to-NIC route ("pcie_switch", "cpu", "c2c"): NCCL's tuning reads it
   // (collectives::NicPath).
   std::string nic_path = "pcie_switch";
+  // The transport NCCL runs between hosts ("ib", "efa-p5", ...): its latencies enter the
+  // collectives' model (collectives::Transport).
+  std::string transport = "ib";
   std::uint32_t nics = 1;  // NICs per host; in rail_optimized, one per rail
   // GPU -> NIC; when empty, GPU g uses NIC g * nics / gpus: one NIC per GPU when nics == gpus,
   // one per two GPUs when nics == gpus / 2.

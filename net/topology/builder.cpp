@@ -47,6 +47,7 @@ std::uint32_t Builder::add_host(std::string name, const HostParams& p) {
   h.gpu = p.gpu;
   h.cpu = p.cpu;
   h.nic_path = p.nic_path;
+  h.transport = p.transport;
   h.gpu_link_rate = p.gpu_link_rate;
   h.gpu_link_latency = p.gpu_link_latency;
   if (p.gpu_to_nic.empty()) {

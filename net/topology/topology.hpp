@@ -47,6 +47,7 @@ struct Host {
   std::string gpu;                        // GPU model name as the scenario gave it
   std::string cpu;                        // host CPU maker as the scenario gave it
   std::string nic_path;                   // GPU-to-NIC route as the scenario gave it
+  std::string transport;                  // NCCL's network transport as the scenario gave it
   std::vector<NodeId> nics;               // network node of each NIC
   std::vector<std::uint32_t> gpu_to_nic;  // per GPU: index into nics
   IntraHost intra = IntraHost::kNvSwitch;

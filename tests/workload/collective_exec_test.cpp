@@ -260,3 +260,25 @@ TEST_CASE("app flows without an app, and plans that do not fit the cluster, are 
   const collectives::Plan plan = collectives::make_plan(call, four);
   REQUIRE_THROWS_WITH(run_collective(topo, config(), plan, four, {}, {}), Catch::Contains("host"));
 }
+
+TEST_CASE("a hop between hosts takes the network transport's message latency", "[workload]") {
+  // One GPU on each of two hosts, ring LL all-reduce of 8 bytes: two steps, one after the other,
+  // each crossing the network once. Over EFA (p5) a hop is the plugin's 20 us message instead
+  // of NCCL's IB ring LL figure, so the call is longer by twice the difference.
+  const net::Topology topo = hosts(2, 1);
+  const auto time = [&](collectives::Transport t) {
+    collectives::Hardware hw;
+    hw.transport = t;
+    const collectives::RankLayout layout = rank_layout(topo, hw);
+    collectives::Call call;
+    call.bytes = 8;
+    call.algo = Algo::Ring;
+    call.proto = Proto::LL;
+    return run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {})
+        .time;
+  };
+  const double extra_us =
+      2 * (20.0 - collectives::hw_latency_us(Algo::Ring, Proto::LL, collectives::Hop::Net));
+  CHECK(seconds(time(collectives::Transport::EfaP5) - time(collectives::Transport::Ib)) ==
+        Approx(extra_us * 1e-6).epsilon(0.01));
+}
