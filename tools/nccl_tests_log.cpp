@@ -84,6 +84,13 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
       m.bytes = std::stoull(tok[0]);
       m.busbw_gbps = std::stod(tok[7], &used);
       if (used != tok[7].size()) throw std::invalid_argument(tok[7]);
+      // The time, where it is a plain number (the error is then taken from it: tools/validate.hpp).
+      try {
+        m.time_us = std::stod(tok[5], &used);
+        if (used != tok[5].size() || !(m.time_us > 0)) m.time_us = 0;
+      } catch (const std::exception&) {
+        m.time_us = 0;
+      }
     } catch (const std::exception&) {
       throw ScenarioError(
           fmt::format("{}:{}: an nccl-tests result row whose busbw is not a "

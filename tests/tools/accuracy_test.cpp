@@ -1,5 +1,5 @@
 // Simulated vs real nccl-tests bus bandwidth (scenarios/validation/manifest.yaml). Sizes up to
-// 1 GiB keep the suite to minutes; `fabricsim validate` runs every size.
+// 1 GiB across hosts keep the suite to minutes; `fabricsim validate` runs every size.
 #include <catch2/catch.hpp>
 
 #include "tools/validate.hpp"
@@ -17,18 +17,23 @@ void check_datasets(bool scale) {
   for (const ValidationEntry& e : entries) {
     if (e.scale != scale) continue;
     ++checked;
-    const ValidationResult r = validate(e, 1ULL << 30);
-    CAPTURE(e.dataset, r.median_error_1m, r.max_error_64k);
+    // Inside one host there is no packet to simulate, so every measured size runs there: a
+    // dataset of 256 MiB-8 GiB is judged on all its sizes, as `fabricsim validate` judges it.
+    ValidationResult r = validate(e, 1ULL << 30);
+    if (r.nodes == 1) r = validate(e, 0);
+    CAPTURE(e.dataset, r.median_error_1m, r.max_error_64k, r.max_error_small);
     REQUIRE(!r.rows.empty());
     if (e.gap.empty()) {
       CHECK(r.median_error_1m <= kMedianBar);
       CHECK(r.max_error_64k <= kMaxBar);
+      CHECK(r.max_error_small <= kSmallBar);
     } else if (meets_bar(r)) {
       // A gap that closed: the manifest should say so, so that the bar guards it from now on.
       FAIL_CHECK(e.dataset << " now meets the bar: remove its 'gap' from the manifest");
     } else {
       WARN(e.dataset << ": median " << 100 * r.median_error_1m << "%, max " << 100 * r.max_error_64k
-                     << "% (known gap: " << e.gap << ")");
+                     << "%, below 64 KiB " << 100 * r.max_error_small << "% (known gap: " << e.gap
+                     << ")");
     }
     met += meets_bar(r);
   }

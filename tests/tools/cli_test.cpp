@@ -284,7 +284,8 @@ TEST_CASE("fabricsim validate is a CI gate: exit status, bars and known gaps", "
   // Its median error is a few percent: inside the default bar, outside a 1% one.
   const Out strict = run(ring + " --max-median-error 1%");
   REQUIRE(strict.status == 1);
-  REQUIRE_THAT(strict.text, Catch::Contains("bar (median <= 1%, max <= 25%)"));
+  REQUIRE_THAT(strict.text, Catch::Contains("bar (median <= 1%, max <= 15%, below 64K <= 25%)"));
+  REQUIRE_THAT(strict.text, Catch::Contains("median |error| over every measured row"));
   REQUIRE_THAT(strict.text, Catch::Contains("MISSED"));
   REQUIRE(run(ring + " --max-median-error 50 --max-error 50").status == 0);
   // A known gap misses its bar: the gate fails unless told to let known gaps pass.
@@ -316,7 +317,7 @@ TEST_CASE("fabricsim validate is a CI gate: exit status, bars and known gaps", "
   REQUIRE_THAT(row, Catch::StartsWith("narayanan21-1.7b,isolated,3.53,"));
   REQUIRE(run(one + " --max-error 0.01").status == 1);
   REQUIRE_THAT(run(one + " --max-median-error 10").text,
-               Catch::Contains("--max-median-error applies to --suite busbw"));
+               Catch::Contains("--max-median-error and --max-small-error apply to --suite busbw"));
 }
 
 TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
