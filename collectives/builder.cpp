@@ -6,9 +6,11 @@
 
 namespace fabricsim::collectives {
 
-PlanBuilder::PlanBuilder(Plan& plan, const Hosts& hosts) : plan_(plan), hosts_(hosts) {}
+PlanBuilder::PlanBuilder(Plan& plan, const Hosts& hosts, bool whole)
+    : plan_(plan), hosts_(hosts), whole_(whole) {}
 
 void PlanBuilder::reserve_steps(int rank, std::size_t steps) {
+  if (whole_) return;  // a step per connection, not `steps`
   std::vector<Step>& list = plan_.steps[static_cast<std::size_t>(rank)];
   list.reserve(list.size() + steps);
 }
@@ -80,6 +82,18 @@ std::uint32_t PlanBuilder::add(int rank, Step step, std::span<const std::uint32_
       static_cast<std::uint64_t>(rank) << 40 | static_cast<std::uint64_t>(step.peer) << 16 |
       static_cast<std::uint64_t>(step.channel) << 1 | (step.dir == Dir::Recv ? 1u : 0u);
   Conn& conn = this->conn(key);
+  if (whole_) {
+    if (conn.last >= 0) {
+      Step& first = list[static_cast<std::size_t>(conn.last)];
+      first.bytes += step.bytes;
+      first.wire_bytes += step.wire_bytes;
+      return static_cast<std::uint32_t>(conn.last);
+    }
+    step.slice = 0;
+    conn.last = index;
+    list.push_back(std::move(step));
+    return index;
+  }
   step.seq = conn.next_seq++;
   if (conn.last >= 0) {
     std::vector<std::uint32_t>& all = scratch_;

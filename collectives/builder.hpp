@@ -26,7 +26,13 @@ inline std::uint64_t div_up(std::uint64_t a, std::uint64_t b) {
 
 class PlanBuilder {
  public:
-  PlanBuilder(Plan& plan, const Hosts& hosts);
+  // `whole`: build the plan's whole-transfer form directly (whole_transfers.hpp): a step on a
+  // connection that has one already adds its bytes to that first step instead of following it,
+  // so a plan of millions of steps is never held. Dependencies and sequence numbers are then
+  // dropped, and the returned index is the connection's one step.
+  PlanBuilder(Plan& plan, const Hosts& hosts, bool whole = false);
+
+  bool whole() const { return whole_; }
 
   int add_chunk(std::uint64_t offset, std::uint64_t bytes, int owner = -1, int dest = -1);
   // Room for `steps` more steps at `rank`, when the algorithm knows its count up front: a
@@ -54,6 +60,7 @@ class PlanBuilder {
 
   Plan& plan_;
   const Hosts& hosts_;
+  bool whole_;
   struct Conn {
     int next_seq = 0;
     std::int64_t last = -1;

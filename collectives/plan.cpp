@@ -125,7 +125,7 @@ Choice model_time(const Call& call, const RankLayout& layout) {
 }
 
 Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
-               std::uint64_t max_steps) {
+               std::uint64_t max_steps, bool whole) {
   const Hosts hosts = group_hosts(layout);
   check_call(call, layout, hosts);
   const int n = static_cast<int>(layout.ranks.size());
@@ -160,7 +160,7 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
   }
   if (n == 1 || call.bytes == 0) return plan;  // nothing moves
 
-  PlanBuilder b(plan, hosts);
+  PlanBuilder b(plan, hosts, whole);
   const auto chunk = [&](bool nvlink) {
     if (call.chunk_bytes > 0) return call.chunk_bytes;
     std::uint64_t size = chunk_payload(plan.op, plan.algo, plan.proto, nvlink);
@@ -185,7 +185,7 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
     }
     return chunk(true);
   };
-  check_size(call, plan, piece(), max_steps);
+  if (!whole) check_size(call, plan, piece(), max_steps);
   switch (plan.algo) {
     case Algo::Ring:
       if (plan.op == Op::Broadcast || plan.op == Op::Reduce) {

@@ -92,8 +92,10 @@ Choice model_time(const Call& call, const RankLayout& layout);
 // impossible or unsupported request; Auto fields are resolved by the tuning model. `threads`
 // may share the building of large ring plans; the plan does not depend on it. A plan of more
 // than about `max_steps` steps (estimated before any is built: every piece a rank sends is a
-// send and a receive step) is refused with a PlanError naming its size.
+// send and a receive step) is refused with a PlanError naming its size. `whole`: its
+// whole-transfer form (whole_transfers.hpp) built directly, one step per connection, which is
+// never too large; whole_transfers() then only sets its latency.
 Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads = 1,
-               std::uint64_t max_steps = ~std::uint64_t{0});
+               std::uint64_t max_steps = ~std::uint64_t{0}, bool whole = false);
 
 }  // namespace fabricsim::collectives

@@ -93,7 +93,7 @@ void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout,
   // `b` holds only the chunks; connections and their sequence numbers are each part's own.
   const unsigned parts = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(n));
   core::parallel_for(parts, parts, [&](std::size_t part) {
-    PlanBuilder pb(plan, hosts);
+    PlanBuilder pb(plan, hosts, b.whole());
     build(pb, static_cast<int>(part), static_cast<int>(parts));
   });
 }

@@ -35,8 +35,11 @@ collectives::RankLayout rank_layout(const net::Topology& topo, const collectives
 
 collectives::Plan build_plan(const collectives::Call& call, const collectives::RankLayout& layout,
                              const ExecParams& params, unsigned threads) {
-  collectives::Plan plan = collectives::make_plan(call, layout, threads, plan_step_budget());
-  return params.whole_transfers ? collectives::whole_transfers(std::move(plan), layout) : plan;
+  if (!params.whole_transfers) {
+    return collectives::make_plan(call, layout, threads, plan_step_budget());
+  }
+  return collectives::whole_transfers(
+      collectives::make_plan(call, layout, threads, plan_step_budget(), true), layout);
 }
 
 collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,

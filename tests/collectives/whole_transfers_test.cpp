@@ -57,3 +57,57 @@ TEST_CASE("whole transfers: point-to-point plans keep their per-send latency",
   CHECK(whole.algo == Algo::P2P);
   CHECK(whole.merged_latency_us == 0);
 }
+
+TEST_CASE("whole transfers: built directly, the plan is the merged step plan",
+          "[collectives][whole]") {
+  // make_plan(..., whole) never holds the step plan; it must give what merging it gives, step
+  // for step, for every algorithm and protocol the builders have.
+  struct Case {
+    RankLayout layout;
+    Op op;
+    Algo algo;
+    Proto proto;
+    std::uint64_t bytes;
+  };
+  const Case c = GENERATE(
+      Case{test::layout_hosts(16, 8), Op::AllReduce, Algo::Ring, Proto::LL128, 3ULL << 20},
+      Case{test::layout_hosts(16, 8), Op::AllReduce, Algo::Ring, Proto::Simple, 64ULL << 20},
+      Case{test::layout_hosts(8, 2), Op::AllGather, Algo::Ring, Proto::LL, 1ULL << 20},
+      Case{test::layout_hosts(8, 2), Op::ReduceScatter, Algo::Ring, Proto::Simple, 5ULL << 20},
+      Case{test::layout_hosts(32, 8), Op::AllReduce, Algo::Tree, Proto::LL128, 7ULL << 20},
+      Case{test::layout_hosts(16, 8, true), Op::AllReduce, Algo::NvlsTree, Proto::Simple,
+           32ULL << 20},
+      Case{test::layout_one_host(8, true), Op::AllReduce, Algo::Nvls, Proto::Simple, 16ULL << 20},
+      Case{test::layout_hosts(8, 4), Op::Broadcast, Algo::Ring, Proto::Simple, 9ULL << 20},
+      Case{test::layout_hosts(8, 4), Op::AllToAll, Algo::Auto, Proto::Auto, 8ULL << 20});
+  Call call;
+  call.op = c.op;
+  call.algo = c.algo;
+  call.proto = c.proto;
+  call.bytes = c.bytes;
+  for (unsigned threads : {1u, 3u}) {
+    CAPTURE(name(c.op), name(c.algo), name(c.proto), threads);
+    const Plan merged = whole_transfers(make_plan(call, c.layout, threads), c.layout);
+    const Plan direct = whole_transfers(make_plan(call, c.layout, threads, ~0ULL, true), c.layout);
+    CHECK(direct.algo == merged.algo);
+    CHECK(direct.proto == merged.proto);
+    CHECK(direct.channels == merged.channels);
+    CHECK(direct.merged_latency_us == merged.merged_latency_us);
+    CHECK(direct.credits == merged.credits);
+    CHECK(direct.slice_bytes == merged.slice_bytes);
+    CHECK(direct.chunks.size() == merged.chunks.size());
+    CHECK(direct.switch_host == merged.switch_host);
+    REQUIRE(direct.steps.size() == merged.steps.size());
+    for (std::size_t p = 0; p < merged.steps.size(); ++p) {
+      REQUIRE(direct.steps[p].size() == merged.steps[p].size());
+      for (std::size_t i = 0; i < merged.steps[p].size(); ++i) {
+        const Step& a = direct.steps[p][i];
+        const Step& b = merged.steps[p][i];
+        CHECK((a.peer == b.peer && a.dir == b.dir && a.combine == b.combine && a.slice == b.slice &&
+               a.channel == b.channel && a.chunk == b.chunk && a.bytes == b.bytes &&
+               a.wire_bytes == b.wire_bytes && a.seq == b.seq && a.rail == b.rail &&
+               a.deps.empty() && b.deps.empty()));
+      }
+    }
+  }
+}
