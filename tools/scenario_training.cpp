@@ -195,25 +195,29 @@ void read_aicb(const Section& t, std::uint32_t gpus, TrainingSection& s) {
   s.model.name = p.filename().string();
 }
 
-// `format: chakra`: `import` is the traces' prefix, one file `<prefix>.<rank>.et` per GPU;
-// `comm_groups` an optional communicator file.
-void read_chakra(const Section& t, std::uint32_t gpus, TrainingSection& s) {
+// `format: chakra`: `import` is the traces' prefix, one file `<prefix>.<rank>.et` per GPU
+// (`chakra_json`: `<prefix>.<rank>.json`, the jsonizer's form); `comm_groups` an optional
+// communicator file.
+void read_chakra(const Section& t, std::uint32_t gpus, bool json, TrainingSection& s) {
   const fs::path prefix = beside_scenario(t, t.text("import"));
+  const std::string ext = json ? ".json" : ".et";
   std::vector<workload::ChakraTrace> traces;
   traces.reserve(gpus);
   try {
     for (std::uint32_t r = 0; r < gpus; ++r) {
-      const fs::path p = prefix.string() + "." + std::to_string(r) + ".et";
+      const fs::path p = prefix.string() + "." + std::to_string(r) + ext;
       if (!fs::exists(p)) {
-        t.fail_key("import", fmt::format("no trace for rank {}: '{}' does not exist (the cluster "
-                                         "has {} GPUs; a Chakra import needs {}.0.et to {}.{}.et)",
-                                         r, p.string(), gpus, prefix.filename().string(),
-                                         prefix.filename().string(), gpus - 1));
+        t.fail_key("import",
+                   fmt::format("no trace for rank {}: '{}' does not exist (the cluster has {} GPUs; "
+                               "a Chakra import needs {}.0{} to {}.{}{})",
+                               r, p.string(), gpus, prefix.filename().string(), ext,
+                               prefix.filename().string(), gpus - 1, ext));
       }
       check_import_file(t, "import", p);
       std::ifstream in(p, std::ios::binary);
       if (!in) t.fail_key("import", fmt::format("cannot open '{}'", p.string()));
-      traces.push_back(workload::read_chakra_trace(in, p.string()));
+      traces.push_back(json ? workload::read_chakra_json_trace(in, p.string())
+                            : workload::read_chakra_trace(in, p.string()));
     }
     workload::ChakraGroups groups;
     if (t.has("comm_groups")) {
@@ -234,7 +238,7 @@ void read_chakra(const Section& t, std::uint32_t gpus, TrainingSection& s) {
   s.imported->ready_order = t.choice("issue_order", "ready", {"ready", "id"}) == "ready";
   s.config.tp = 1;
   s.config.dp = static_cast<int>(gpus);
-  s.imported_from = prefix.string() + ".<rank>.et";
+  s.imported_from = prefix.string() + ".<rank>" + ext;
   s.model.name = prefix.filename().string();
 }
 
@@ -245,15 +249,16 @@ void read_chakra(const Section& t, std::uint32_t gpus, TrainingSection& s) {
 TrainingSection read_import(const Section& t, const net::Topology& topo) {
   t.only(
       comm_model_keys({"import", "format", "comm_groups", "issue_order", "network", "stragglers"}));
-  const std::string format = t.choice("format", "aicb", {"aicb", "chakra"});
+  const std::string format = t.choice("format", "aicb", {"aicb", "chakra", "chakra_json"});
+  const bool chakra = format == "chakra" || format == "chakra_json";
   for (const char* key : {"comm_groups", "issue_order"}) {
-    if (format != "chakra" && t.has(key)) t.fail_key(key, "goes with format: chakra only");
+    if (!chakra && t.has(key)) t.fail_key(key, "goes with format: chakra or chakra_json only");
   }
   TrainingSection s = training_base(t, topo);
   s.imported_format = format;
   const auto gpus = static_cast<std::uint32_t>(gpu_count(topo));
-  if (format == "chakra") {
-    read_chakra(t, gpus, s);
+  if (chakra) {
+    read_chakra(t, gpus, format == "chakra_json", s);
   } else {
     read_aicb(t, gpus, s);
   }

@@ -224,7 +224,7 @@ std::string training_summary(const Scenario& sc, const workload::TrainingReport&
   const TrainingSection& t = *sc.net->training;
   const workload::TrainingConfig& c = t.config;
   std::string out;
-  if (t.imported && t.imported_format == "chakra") {
+  if (t.imported && t.imported_format.starts_with("chakra")) {
     out = fmt::format("job: imported {} (Chakra execution traces) on {} x {}\n", t.imported_from,
                       c.world(), t.gpu.name);
   } else if (t.imported) {

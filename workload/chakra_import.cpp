@@ -2,6 +2,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
 #include <cctype>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <queue>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -107,6 +109,35 @@ ChakraNode from_proto(const pb::Node& p, const std::string& file) {
     }
   }
   return n;
+}
+
+pb::GlobalMetadata metadata() {
+  pb::GlobalMetadata meta;
+  meta.set_version("0.0.4");
+  return meta;
+}
+
+pb::Node to_proto(const ChakraNode& n) {
+  pb::Node p;
+  p.set_id(n.id);
+  p.set_name(n.name);
+  p.set_type(static_cast<pb::NodeType>(n.type));
+  for (const std::uint64_t d : n.data_deps) p.add_data_deps(d);
+  p.set_duration_micros(n.duration_us);
+  if (!n.inputs.empty()) p.mutable_inputs()->set_values(n.inputs);
+  const auto attr = [&](const char* name) {
+    pb::Attribute* a = p.add_attr();
+    a->set_name(name);
+    return a;
+  };
+  attr("is_cpu_op")->set_bool_val(n.cpu);
+  if (n.comm_type) attr("comm_type")->set_int64_val(*n.comm_type);
+  if (n.comm_size) attr("comm_size")->set_int64_val(*n.comm_size);
+  if (n.comm_src) attr("comm_src")->set_int64_val(*n.comm_src);
+  if (n.comm_dst) attr("comm_dst")->set_int64_val(*n.comm_dst);
+  if (n.comm_tag != 0) attr("comm_tag")->set_int64_val(n.comm_tag);
+  if (!n.pg_name.empty()) attr("pg_name")->set_string_val(n.pg_name);
+  return p;
 }
 
 template <typename Message>
@@ -624,31 +655,63 @@ ChakraTrace read_chakra_trace(std::istream& in, const std::string& file) {
 void write_chakra_trace(std::ostream& out, const ChakraTrace& trace) {
   google::protobuf::io::OstreamOutputStream raw(&out);
   CodedOutputStream coded(&raw);
-  pb::GlobalMetadata meta;
-  meta.set_version("0.0.4");
-  write_delimited(coded, meta);
-  for (const ChakraNode& n : trace.nodes) {
-    pb::Node p;
-    p.set_id(n.id);
-    p.set_name(n.name);
-    p.set_type(static_cast<pb::NodeType>(n.type));
-    for (const std::uint64_t d : n.data_deps) p.add_data_deps(d);
-    p.set_duration_micros(n.duration_us);
-    if (!n.inputs.empty()) p.mutable_inputs()->set_values(n.inputs);
-    const auto attr = [&](const char* name) {
-      pb::Attribute* a = p.add_attr();
-      a->set_name(name);
-      return a;
-    };
-    attr("is_cpu_op")->set_bool_val(n.cpu);
-    if (n.comm_type) attr("comm_type")->set_int64_val(*n.comm_type);
-    if (n.comm_size) attr("comm_size")->set_int64_val(*n.comm_size);
-    if (n.comm_src) attr("comm_src")->set_int64_val(*n.comm_src);
-    if (n.comm_dst) attr("comm_dst")->set_int64_val(*n.comm_dst);
-    if (n.comm_tag != 0) attr("comm_tag")->set_int64_val(n.comm_tag);
-    if (!n.pg_name.empty()) attr("pg_name")->set_string_val(n.pg_name);
-    write_delimited(coded, p);
+  write_delimited(coded, metadata());
+  for (const ChakraNode& n : trace.nodes) write_delimited(coded, to_proto(n));
+}
+
+ChakraTrace read_chakra_json_trace(std::istream& in, const std::string& file) {
+  ChakraTrace t;
+  t.file = file;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;  // chakra_et.proto holds only the fields read here
+  // The objects follow one another with no separator; each is read on its own.
+  bool meta = true;
+  for (std::size_t object = 1; (in >> std::ws) && in.peek() != std::char_traits<char>::eof();
+       ++object) {
+    const std::string where = meta ? "the metadata object" : "object " + std::to_string(object);
+    nlohmann::json j;
+    std::string text;
+    try {
+      in >> j;
+      text = j.dump();
+    } catch (const nlohmann::json::exception&) {
+      fail(file, where + " is not valid JSON");
+    }
+    if (!j.is_object()) fail(file, where + " is not a JSON object");
+    // Skipping unknown fields would also turn a node type of an unknown name into the default
+    // (an invalid node, left out): refuse it instead.
+    if (const auto type = j.find("type"); !meta && type != j.end() && type->is_string() &&
+                                          !pb::NodeType_descriptor()->FindValueByName(*type)) {
+      fail(file, where + " is not a Chakra Node: type " + type->dump() + " is not a node type");
+    }
+    pb::GlobalMetadata m;
+    pb::Node node;
+    google::protobuf::Message& target = meta ? static_cast<google::protobuf::Message&>(m) : node;
+    const auto status = google::protobuf::util::JsonStringToMessage(text, &target, options);
+    if (!status.ok()) {
+      fail(file, where + " is not a Chakra " + (meta ? "GlobalMetadata" : "Node") + ": " +
+                     std::string(status.message()));
+    }
+    if (!meta) t.nodes.push_back(from_proto(node, file));
+    meta = false;
   }
+  if (in.bad()) fail(file, "read error");
+  if (meta) fail(file, "empty: a Chakra trace starts with its metadata");
+  return t;
+}
+
+void write_chakra_json_trace(std::ostream& out, const ChakraTrace& trace) {
+  const auto write = [&](const google::protobuf::Message& m) {
+    std::string text;
+    google::protobuf::util::JsonPrintOptions options;
+    options.add_whitespace = true;  // as the jsonizer's MessageToJson
+    if (!google::protobuf::util::MessageToJsonString(m, &text, options).ok()) {
+      throw std::logic_error("a Chakra message does not print as JSON");
+    }
+    out << text;
+  };
+  write(metadata());
+  for (const ChakraNode& n : trace.nodes) write(to_proto(n));
 }
 
 ChakraGroups read_chakra_groups(std::istream& in, const std::string& file) {

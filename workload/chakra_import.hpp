@@ -101,6 +101,15 @@ ChakraTrace read_chakra_trace(std::istream& in, const std::string& file);
 // what read_chakra_trace reads back. For tests and examples.
 void write_chakra_trace(std::ostream& out, const ChakraTrace& trace);
 
+// The JSON form of a rank's trace, as Chakra's jsonizer writes it (mlcommons/chakra
+// src/jsonizer/jsonizer.py): the GlobalMetadata and then every Node in protobuf's JSON mapping
+// (MessageToJson: lowerCamelCase or proto field names, 64-bit integers as strings, enums by
+// name), one object after another. Read with protobuf's own JSON parser; fields this importer
+// does not read are skipped. Throws std::invalid_argument("file: object N: ...").
+ChakraTrace read_chakra_json_trace(std::istream& in, const std::string& file);
+// What read_chakra_json_trace reads back, as the jsonizer prints it. For tests and examples.
+void write_chakra_json_trace(std::ostream& out, const ChakraTrace& trace);
+
 // Process groups by name: ranks in each.
 using ChakraGroups = std::map<std::string, std::vector<int>>;
 

@@ -87,7 +87,7 @@ std::string name_of(const Op& op) {
 
 }  // namespace
 
-TEST_CASE("chakra: a trace written is read back node for node", "[chakra]") {
+TEST_CASE("chakra: a trace written is read back node for node, in either form", "[chakra]") {
   ChakraTrace t{"r.0.et", {}};
   t.nodes.push_back(kernel_node(7, 12, {}, "aten::addmm"));
   t.nodes.back().cpu = true;
@@ -98,9 +98,15 @@ TEST_CASE("chakra: a trace written is read back node for node", "[chakra]") {
   meta.type = Type::Metadata;
   meta.inputs = R"(['[{"pg_name": "3", "ranks": [0, 1]}]'])";
   t.nodes.push_back(meta);
+  const bool json = GENERATE(false, true);
   std::stringstream s;
-  write_chakra_trace(s, t);
-  const ChakraTrace back = read_chakra_trace(s, "r.0.et");
+  if (json) {
+    write_chakra_json_trace(s, t);
+  } else {
+    write_chakra_trace(s, t);
+  }
+  const ChakraTrace back =
+      json ? read_chakra_json_trace(s, "r.0.json") : read_chakra_trace(s, "r.0.et");
   REQUIRE(back.nodes.size() == t.nodes.size());
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {
     const ChakraNode& a = t.nodes[i];
@@ -141,6 +147,62 @@ TEST_CASE("chakra: what is not a trace is refused with the file's name", "[chakr
   std::string bytes = s.str();
   bytes.resize(bytes.size() - 3);
   CHECK_THAT(error(bytes), Catch::Contains("message 2 does not decode"));
+}
+
+TEST_CASE("chakra: the jsonizer's JSON is read with protobuf's JSON mapping", "[chakra]") {
+  // As Chakra's jsonizer prints a trace (MessageToJson, one object after another): camelCase
+  // names, 64-bit integers as strings, enums by name, and fields this importer does not read.
+  const std::string text = R"({
+  "version": "0.0.4",
+  "attr": [{"name": "schema", "stringVal": "1.0.2-chakra.0.0.4"}]
+}{
+  "id": "216",
+  "name": "aten::mm",
+  "type": "COMP_NODE",
+  "ctrlDeps": ["3"],
+  "dataDeps": ["215"],
+  "startTimeMicros": "100",
+  "durationMicros": "318",
+  "inputs": {"values": "[]", "shapes": "[[4, 4]]", "types": "[]"},
+  "attr": [{"name": "is_cpu_op", "boolVal": true}, {"name": "rf_id", "int64Val": "7"},
+           {"name": "fw_parent", "int64List": {"values": ["1", "2"]}}]
+}
+{"id": 217, "name": "c10d::allreduce_", "type": "COMM_COLL_NODE", "data_deps": [216],
+ "attr": [{"name": "comm_type", "int64Val": "0"}, {"name": "comm_size", "int64Val": "1048576"},
+          {"name": "pg_name", "stringVal": "0"}]}
+)";
+  std::istringstream in(text);
+  const ChakraTrace t = read_chakra_json_trace(in, "r.0.json");
+  REQUIRE(t.nodes.size() == 2);
+  CHECK(t.nodes[0].id == 216);
+  CHECK(t.nodes[0].type == Type::Compute);
+  CHECK(t.nodes[0].data_deps == std::vector<std::uint64_t>{215});
+  CHECK(t.nodes[0].duration_us == 318);
+  CHECK(t.nodes[0].cpu);
+  CHECK(t.nodes[1].type == Type::Collective);
+  CHECK(t.nodes[1].data_deps == std::vector<std::uint64_t>{216});
+  CHECK(t.nodes[1].comm_type == kAllReduce);
+  CHECK(t.nodes[1].comm_size == 1 << 20);
+  CHECK(t.nodes[1].pg_name == "0");
+
+  const auto error = [](const std::string& bytes) {
+    std::istringstream s(bytes);
+    try {
+      read_chakra_json_trace(s, "x.0.json");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error("  \n"), Catch::StartsWith("x.0.json: empty"));
+  CHECK_THAT(error(R"({"version": "0.0.4"} {"id": "1", "type": "COMP_NODE")"),
+             Catch::StartsWith("x.0.json: object 2 is not valid JSON"));
+  CHECK_THAT(error(R"([1, 2])"),
+             Catch::StartsWith("x.0.json: the metadata object is not a JSON object"));
+  CHECK_THAT(error(R"({"version": "0.0.4"} {"id": "1", "type": "NO_SUCH_NODE"})"),
+             Catch::StartsWith("x.0.json: object 2 is not a Chakra Node"));
+  CHECK_THAT(error(R"({"version": "0.0.4"} {"id": "x"})"),
+             Catch::StartsWith("x.0.json: object 2 is not a Chakra Node"));
 }
 
 TEST_CASE("chakra: nodes become ops on their streams, in dependency order", "[chakra]") {
@@ -360,16 +422,27 @@ TEST_CASE("chakra: the example traces are the ones example_traces() describes", 
   const bool write = std::getenv("FABRICSIM_WRITE_CHAKRA_EXAMPLE") != nullptr;
   std::vector<ChakraTrace> read;
   for (const ChakraTrace& t : example_traces()) {
-    std::stringstream s;
-    write_chakra_trace(s, t);
-    const std::string path = dir + t.file;
-    if (write) std::ofstream(path, std::ios::binary) << s.str();
-    std::ifstream in(path, std::ios::binary);
-    REQUIRE(in);
-    std::stringstream file;
-    file << in.rdbuf();
-    CHECK(file.str() == s.str());
-    read.push_back(read_chakra_trace(file, path));
+    // Both forms: `<prefix>.<rank>.et` and the jsonizer's `<prefix>.<rank>.json`.
+    for (const bool json : {false, true}) {
+      std::stringstream s;
+      if (json) {
+        write_chakra_json_trace(s, t);
+      } else {
+        write_chakra_trace(s, t);
+      }
+      std::string path = dir + t.file;
+      if (json) path.replace(path.size() - 3, 3, ".json");
+      if (write) std::ofstream(path, std::ios::binary) << s.str();
+      std::ifstream in(path, std::ios::binary);
+      REQUIRE(in);
+      std::stringstream file;
+      file << in.rdbuf();
+      CHECK(file.str() == s.str());
+      const ChakraTrace back =
+          json ? read_chakra_json_trace(file, path) : read_chakra_trace(file, path);
+      if (!json) read.push_back(back);
+      CHECK(back.nodes.size() == t.nodes.size());
+    }
   }
   std::ifstream json(dir + "chakra_example.json");
   REQUIRE(json);
