@@ -153,6 +153,10 @@ AlgoTime tree_time(const TuningInput& in, Proto p) {
     tree = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                     nch * per_ch_tree_ll128(in.hw.arch, nodes));
   }
+  // With one GPU per node the tree graph's pattern is NCCL_TOPO_PATTERN_TREE (search.cc: "if
+  // (ngpus == 1 && pattern != RING) pattern = TREE"; every NIC's traffic through that GPU), and
+  // the model takes 15% off such trees (tuning.cc, maxTreePattern).
+  if (ppn == 1) tree *= 0.85;
   t.algbw_gbps = 0.5 * tree * tree_correction(p, in.bytes, 23);
   return t;
 }

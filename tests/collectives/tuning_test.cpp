@@ -37,6 +37,20 @@ TEST_CASE("latencies follow NCCL's base + per-hop model", "[collectives]") {
   CHECK(c.channels == 1);  // 8 KiB cannot keep more than one LL channel busy
 }
 
+TEST_CASE("trees of one GPU per node lose NCCL's 15%", "[collectives]") {
+  // Hopper defaults, 8 nodes: 16 channels of 12 GB/s. A tree all-reduce's Simple bus bandwidth
+  // is min(0.92 x 16 x 12, 16 x perChMaxTreeBw 36.0) = 176.64 GB/s, halved to algbw. With one
+  // GPU per node NCCL's tree graph has the plain TREE pattern and the model takes 15% off
+  // (tuning.cc maxTreePattern); two GPUs per node keep the balanced tree.
+  const auto tree_simple = [](int ranks) {
+    const TuningInput in{Op::AllReduce, 1ULL << 30, ranks, 8, Hardware{}};
+    const auto times = algo_times(in);
+    return find(times, Algo::Tree, Proto::Simple).algbw_gbps;
+  };
+  CHECK(tree_simple(16) == Approx(0.5 * 176.64));
+  CHECK(tree_simple(8) == Approx(0.5 * 176.64 * 0.85));
+}
+
 TEST_CASE("multi-node ring latency counts inter-node steps", "[collectives]") {
   // 16 ranks on 2 nodes: 30 steps, 2 of them over the network; Simple intra floor 3 x 1 us.
   const TuningInput in{Op::AllReduce, 1, 16, 2, Hardware{}};
