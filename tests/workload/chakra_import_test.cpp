@@ -17,6 +17,18 @@ using Type = ChakraNode::Type;
 
 namespace {
 
+// What `read` says when it refuses `bytes` as file `file` ("no error" if it does not).
+template <typename Reader>
+std::string refusal(Reader read, const std::string& bytes, const std::string& file) {
+  std::istringstream in(bytes);
+  try {
+    read(in, file);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 ChakraNode kernel_node(std::uint64_t id, std::uint64_t us, std::vector<std::uint64_t> deps = {},
                        std::string name = "aten::mm") {
   ChakraNode n;
@@ -129,13 +141,7 @@ TEST_CASE("chakra: a trace written is read back node for node, in either form", 
 
 TEST_CASE("chakra: what is not a trace is refused with the file's name", "[chakra]") {
   const auto error = [](const std::string& bytes) {
-    std::istringstream in(bytes);
-    try {
-      read_chakra_trace(in, "x.0.et");
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return refusal(read_chakra_trace, bytes, "x.0.et");
   };
   CHECK_THAT(error(""), Catch::StartsWith("x.0.et: empty"));
   CHECK_THAT(error("HYBRID_TRANSFORMER model_parallel_NPU_group: 8\n"),
@@ -186,13 +192,7 @@ TEST_CASE("chakra: the jsonizer's JSON is read with protobuf's JSON mapping", "[
   CHECK(t.nodes[1].pg_name == "0");
 
   const auto error = [](const std::string& bytes) {
-    std::istringstream s(bytes);
-    try {
-      read_chakra_json_trace(s, "x.0.json");
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return refusal(read_chakra_json_trace, bytes, "x.0.json");
   };
   CHECK_THAT(error("  \n"), Catch::StartsWith("x.0.json: empty"));
   CHECK_THAT(error(R"({"version": "0.0.4"} {"id": "1", "type": "COMP_NODE")"),
