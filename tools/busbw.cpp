@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "collectives/busbw.hpp"
@@ -75,10 +76,16 @@ std::vector<std::uint64_t> busbw_sizes(const CollectiveSection& c, int ranks) {
   const std::uint64_t unit =
       std::uint64_t{c.type_size} * (split_over_ranks(c.op) ? std::uint64_t(ranks) : 1);
   std::vector<std::uint64_t> out;
-  for (std::uint64_t size = c.min_bytes; size <= c.max_bytes; size *= c.step_factor) {
+  for (std::uint64_t size = c.min_bytes; size <= c.max_bytes;) {
     const std::uint64_t aligned = size / unit * unit;
     if (aligned > 0 && (out.empty() || out.back() != aligned)) out.push_back(aligned);
-    if (size > c.max_bytes / c.step_factor) break;  // the next step would overflow or pass max
+    if (c.step_factor == 1) {
+      if (size > c.max_bytes - c.step_bytes) break;  // the next step would pass max
+      size += c.step_bytes;
+    } else {
+      if (size > c.max_bytes / c.step_factor) break;  // the next step would overflow or pass max
+      size *= c.step_factor;
+    }
   }
   return out;
 }
@@ -202,6 +209,94 @@ std::string busbw_csv_line(const CollectiveSection& c, const BusbwRow& row) {
                      row.time_us > 0 ? fmt::format("{:.4f}", row.algbw_gbps) : std::string(),
                      row.busbw_gbps, collectives::name(row.algo), collectives::name(row.proto),
                      row.channels);
+}
+
+std::string nccl_tests_json(const NetScenario& ns, const std::vector<BusbwRow>& rows,
+                            const std::vector<std::string>& args) {
+  using Json = nlohmann::ordered_json;
+  const CollectiveSection& c = *ns.collectives;
+  // nccl-tests writes its booleans as the strings "true" and "false".
+  const auto flag = [](bool v) { return v ? "true" : "false"; };
+  Json doc;
+  doc["version"] = 3;
+  // argv[0] names the collective, as nccl-tests' binaries do (all_reduce_perf, ...).
+  static constexpr const char* kBinaries[] = {
+      "all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "broadcast_perf",
+      "reduce_perf",     "alltoall_perf",   "sendrecv_perf"};
+  doc["args"] = Json::array({kBinaries[static_cast<int>(c.op)]});
+  for (const std::string& a : args) doc["args"].push_back(a);
+  doc["env"] = Json::array();
+  doc["nccl_version"] = c.hw.nccl_version;
+  Json config;
+  config["nthreads"] = 1;
+  config["ngpus"] = 1;
+  config["minimum_bytes"] = c.min_bytes;
+  config["maximum_bytes"] = c.max_bytes;
+  if (c.step_factor == 1) {
+    config["step_bytes"] = c.step_bytes;
+  } else {
+    config["step_factor"] = c.step_factor;
+  }
+  config["warmup_iters"] = 0;
+  config["iterations"] = 1;
+  config["aggregated_iterations"] = 1;
+  config["validation"] = 0;
+  config["graph"] = 0;
+  config["blocking_collectives"] = flag(false);
+  config["per_iter_timing"] = flag(false);
+  config["per_iter_skip"] = 0;
+  config["parallel_init"] = flag(false);
+  Json devices = Json::array();
+  int rank = 0;
+  for (const net::Host& h : ns.topology.hosts) {
+    if (c.per_rail && h.gpus > 0) {
+      // One collective per rail: the table is rail 0's, one rank per host.
+      devices.push_back({{"rank", rank++},
+                         {"group", 0},
+                         {"pid", 0},
+                         {"hostname", h.name},
+                         {"device", 0},
+                         {"device_hex", ""},
+                         {"device_info", h.gpu}});
+      continue;
+    }
+    for (std::uint32_t g = 0; g < h.gpus; ++g) {
+      devices.push_back({{"rank", rank++},
+                         {"group", 0},
+                         {"pid", 0},
+                         {"hostname", h.name},
+                         {"device", g},
+                         {"device_hex", ""},
+                         {"device_info", h.gpu}});
+    }
+  }
+  config["devices"] = std::move(devices);
+  doc["config"] = std::move(config);
+  Json results = Json::array();
+  double sum = 0;
+  for (const BusbwRow& r : rows) {
+    const Json body{{"time", r.time_us},
+                    {"alg_bw", r.algbw_gbps},
+                    {"bus_bw", r.busbw_gbps},
+                    {"nwrong", nullptr}};
+    results.push_back({{"size", r.bytes},
+                       {"count", r.count},
+                       {"type", c.dtype},
+                       {"redop", has_redop(c.op) ? c.redop : "none"},
+                       {"root", std::to_string(has_root(c.op) ? c.root : -1)},
+                       {"out_of_place", body},
+                       {"in_place", body},
+                       {"actual_iterations", 1},
+                       {"experiment_name", ""}});
+    sum += r.busbw_gbps;
+  }
+  doc["results"] = std::move(results);
+  doc["out_of_bounds"] = {{"count", 0}, {"okay", flag(true)}};
+  doc["average_bus_bandwidth"] = {
+      {"bandwidth", rows.empty() ? 0.0 : sum / static_cast<double>(rows.size())},
+      {"okay", "unchecked"}};
+  doc["errors"] = Json::array();
+  return doc.dump(1) + "\n";
 }
 
 }  // namespace fabricsim::tools

@@ -20,7 +20,8 @@ namespace po = boost::program_options;
 
 namespace fabricsim::tools {
 
-int print_busbw(const Scenario& sc, const std::string& csv, const std::string& json, bool quiet) {
+int print_busbw(const Scenario& sc, const std::string& csv, const std::string& json, bool quiet,
+                const std::string& nccl_json, const std::vector<std::string>& args) {
   const NetScenario& ns = *sc.net;
   const CollectiveSection& c = *ns.collectives;
   std::printf("%s", describe(sc).c_str());
@@ -53,12 +54,17 @@ int print_busbw(const Scenario& sc, const std::string& csv, const std::string& j
     write_file_atomically(json, results_json(sc, rows));
     std::printf("wrote %s\n", json.c_str());
   }
+  if (!nccl_json.empty()) {
+    write_file_atomically(nccl_json, nccl_tests_json(ns, rows, args));
+    std::printf("wrote %s\n", nccl_json.c_str());
+  }
   return 0;
 }
 
 int cmd_busbw(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim busbw SCENARIO.yaml [options]");
-  std::string scenario, csv, op, collective, redop, algo, proto, dtype, min_bytes, max_bytes;
+  std::string scenario, csv, op, collective, redop, algo, proto, dtype, min_bytes, max_bytes,
+      step_bytes, nccl_json;
   std::string ngpus, nthreads, ignored;
   std::vector<std::string> sets;
   unsigned factor = 0, channels = 0;
@@ -84,8 +90,14 @@ int cmd_busbw(const std::vector<std::string>& args) {
       "nthreads,t", po::value(&nthreads), "refused, as -g")(
       "minbytes,b", po::value(&min_bytes), "smallest size, e.g. 8 or 1MiB (nccl-tests -b)")(
       "maxbytes,e", po::value(&max_bytes), "largest size (nccl-tests -e)")(
-      "stepfactor,f", po::value(&factor), "multiply the size by this (nccl-tests -f)")(
-      "datatype,d", po::value(&dtype), "float, half, bfloat16, double, int8, ... (nccl-tests -d)")(
+      "stepfactor,f", po::value(&factor),
+      "multiply the size by this (nccl-tests -f; 1: add the -i step)")(
+      "stepbytes,i", po::value(&step_bytes),
+      "add this to the size instead, a linear sweep (nccl-tests -i; plain numbers are bytes)")(
+      "output_file,J", po::value(&nccl_json),
+      "also write the table as nccl-tests' -J JSON output to this file (fabricsim validate "
+      "--measured reads it back)")("datatype,d", po::value(&dtype),
+                                   "float, half, bfloat16, double, int8, ... (nccl-tests -d)")(
       "algo", po::value(&algo), "auto|ring|tree|nvls|nvlstree|p2p (NCCL_ALGO)")(
       "proto", po::value(&proto), "auto|ll|ll128|simple (NCCL_PROTO)")(
       "channels", po::value(&channels), "channels per collective (0: tuning model)")(
@@ -144,7 +156,15 @@ int cmd_busbw(const std::vector<std::string>& args) {
   if (!redop.empty()) sets.push_back("collectives.redop=" + redop);
   if (!min_bytes.empty()) sets.push_back("collectives.min_bytes=" + with_unit(min_bytes));
   if (!max_bytes.empty()) sets.push_back("collectives.max_bytes=" + with_unit(max_bytes));
+  if (factor && !step_bytes.empty()) {
+    std::fprintf(stderr, "error: -f and -i: a sweep multiplies (-f) or adds (-i); give one\n");
+    return 2;
+  }
   if (factor) sets.push_back("collectives.step_factor=" + std::to_string(factor));
+  if (!step_bytes.empty()) {
+    sets.push_back("collectives.step_factor=1");
+    sets.push_back("collectives.step_bytes=" + with_unit(step_bytes));
+  }
   if (!dtype.empty()) sets.push_back("collectives.dtype=" + dtype);
   if (!algo.empty()) sets.push_back("collectives.algo=" + algo);
   if (!proto.empty()) sets.push_back("collectives.proto=" + proto);
@@ -159,11 +179,12 @@ int cmd_busbw(const std::vector<std::string>& args) {
                  scenario.c_str());
     return 2;
   }
-  if (!csv.empty()) {
-    const std::filesystem::path parent = std::filesystem::path(csv).parent_path();
+  for (const std::string& out : {csv, nccl_json}) {
+    if (out.empty()) continue;
+    const std::filesystem::path parent = std::filesystem::path(out).parent_path();
     check_writable_dir(parent.empty() ? "." : parent.string());
   }
-  return print_busbw(sc, csv, "", quiet);
+  return print_busbw(sc, csv, "", quiet, nccl_json, args);
 }
 
 }  // namespace fabricsim::tools

@@ -147,9 +147,9 @@ int cmd_validate(const std::vector<std::string>& args) {
       "max-small-error", po::value(&max_small),
       "busbw bar: largest |error| below 64 KiB, in percent (default 25)")(
       "measured", po::value(&measured),
-      "your own run instead of the manifest: nccl-tests' stdout (an *_perf log) or a dataset "
-      "CSV; needs --scenario")("scenario", po::value(&scenario),
-                               "with --measured: the scenario of the measured system")(
+      "your own run instead of the manifest: nccl-tests' stdout (an *_perf log), its -J JSON "
+      "output or a dataset CSV; needs --scenario")(
+      "scenario", po::value(&scenario), "with --measured: the scenario of the measured system")(
       "set", po::value(&sets)->composing(),
       "override a scenario key in every dataset or case, after the manifest's own (repeatable; "
       "e.g. training.network=packet, simulation.flow_transfers=whole)")(

@@ -17,8 +17,10 @@ int cmd_info(const std::vector<std::string>& args);
 
 struct Scenario;
 // The busbw table of a scenario with a collectives: section (run and busbw both print it);
-// writes it as CSV to `csv` and results.json to `json` when they are not empty.
-int print_busbw(const Scenario& sc, const std::string& csv, const std::string& json, bool quiet);
+// writes it as CSV to `csv`, results.json to `json` and nccl-tests' -J JSON (with `args` as its
+// argv) to `nccl_json` when they are not empty.
+int print_busbw(const Scenario& sc, const std::string& csv, const std::string& json, bool quiet,
+                const std::string& nccl_json = "", const std::vector<std::string>& args = {});
 
 void print_phold(const core::PholdParams& p, const core::PholdResult& r);
 

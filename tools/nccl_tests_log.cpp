@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -26,6 +30,80 @@ bool is_integer(const std::string& s) {
     if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
   }
   return s != "-";
+}
+
+// A number as nccl-tests' JSON writes it (printf "%lf"; "nan" as a string); nullopt otherwise.
+std::optional<double> json_number(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+// nccl-tests' `-J` output (src/util.cu, JSON_FILE_VERSION 3): {"args": [argv...], "config":
+// {"nthreads", "ngpus", ..., "devices": [one per process]}, "results": [{"size", "count", ...,
+// "out_of_place": {"time", "alg_bw", "bus_bw", "nwrong"} or null, "in_place": {...}}], ...}.
+NcclTestsLog read_nccl_tests_json(std::istream& in, const std::string& path) {
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    throw ScenarioError(path + ": not valid JSON (nccl-tests' -J output is one JSON object)");
+  }
+  const auto results = doc.find("results");
+  if (results == doc.end() || !results->is_array()) {
+    throw ScenarioError(path + ": no \"results\" list: not nccl-tests' -J output");
+  }
+  NcclTestsLog log;
+  if (const auto args = doc.find("args");
+      args != doc.end() && args->is_array() && !args->empty() && (*args)[0].is_string()) {
+    // The program nccl-tests ran (all_reduce_perf, ...); another name says nothing of it.
+    const std::string binary =
+        std::filesystem::path((*args)[0].get<std::string>()).filename().string();
+    static constexpr const char* kCollectives[] = {
+        "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"};
+    const std::string name = fabricsim_collective(binary);
+    if (std::find(std::begin(kCollectives), std::end(kCollectives), name) !=
+        std::end(kCollectives)) {
+      log.binary = binary;
+      log.collective = name;
+    }
+  }
+  if (const auto config = doc.find("config"); config != doc.end() && config->is_object()) {
+    // One device entry per process; each process runs nthreads x ngpus ranks.
+    const auto devices = config->find("devices");
+    const std::optional<double> gpus = json_number(*config, "ngpus");
+    const std::optional<double> threads = json_number(*config, "nthreads");
+    if (devices != config->end() && devices->is_array() && gpus && threads) {
+      log.ranks =
+          static_cast<int>(devices->size()) * static_cast<int>(*gpus) * static_cast<int>(*threads);
+    }
+  }
+  std::size_t index = 0;
+  for (const nlohmann::json& r : *results) {
+    ++index;
+    const std::optional<double> size = r.is_object() ? json_number(r, "size") : std::nullopt;
+    if (!size || *size < 0) {
+      throw ScenarioError(fmt::format("{}: result {} has no size", path, index));
+    }
+    // Out of place, or in place where the run has only that (nccl-tests -R, or a null body).
+    const nlohmann::json* body = nullptr;
+    for (const char* key : {"out_of_place", "in_place"}) {
+      const auto it = r.find(key);
+      if (it != r.end() && it->is_object()) {
+        body = &*it;
+        break;
+      }
+    }
+    if (!body) continue;
+    const std::optional<double> busbw = json_number(*body, "bus_bw");
+    const std::optional<double> time = json_number(*body, "time");
+    if (!busbw && !time) continue;  // "nan"
+    Measured m;
+    m.bytes = static_cast<std::uint64_t>(*size);
+    m.busbw_gbps = busbw.value_or(0);
+    m.time_us = time && *time > 0 ? *time : 0;
+    log.rows.push_back(m);
+  }
+  if (log.rows.empty()) throw ScenarioError(path + ": nccl-tests' -J output with no result");
+  return log;
 }
 
 }  // namespace
@@ -55,6 +133,8 @@ bool is_nccl_tests_log(const std::string& path) {
 
 NcclTestsLog read_nccl_tests_log(const std::string& path) {
   std::ifstream in = open_input(path, "nccl-tests log", 64u << 20);
+  in >> std::ws;
+  if (in.peek() == '{') return read_nccl_tests_json(in, path);
   NcclTestsLog log;
   std::set<int> ranks;
   std::string raw;

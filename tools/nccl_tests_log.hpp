@@ -3,7 +3,9 @@
 // count, type, redop, root, then time, algbw, busbw and #wrong out of place and in place), with
 // the collective from its "# Collective test starting:" line and the rank count from its
 // "#  Rank" lines where the log has them. Lines tagged by mpirun (`[1,0]<stdout>:`) and
-// anything else in the log (NCCL INFO, warnings) are taken as they come.
+// anything else in the log (NCCL INFO, warnings) are taken as they come. A file that starts
+// with '{' is nccl-tests' `-J` JSON output instead: the collective from its argv, the ranks from
+// its devices (one per process) x ngpus x nthreads, the rows from its results.
 #include <string>
 #include <vector>
 

@@ -63,7 +63,10 @@ struct CollectiveSection {
   int peer = 1;      // send/recv receiver
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 128ULL << 20;
+  // Each size is the previous x step_factor; with step_factor 1, + step_bytes (nccl-tests -f
+  // and -i).
   std::uint64_t step_factor = 2;
+  std::uint64_t step_bytes = 1ULL << 20;
   std::string dtype = "float";
   std::uint32_t type_size = 4;
   // nccl-tests' -o: the reduction's operator, printed in the redop column. Reduction compute is

@@ -167,7 +167,7 @@ std::vector<std::string_view> comm_model_keys(std::initializer_list<std::string_
 
 CollectiveSection read_collectives(const Section& c, const net::Topology& topo) {
   c.only(comm_model_keys({"op", "algo", "proto", "channels", "root", "peer", "min_bytes",
-                          "max_bytes", "step_factor", "dtype", "redop", "groups"}));
+                          "max_bytes", "step_factor", "step_bytes", "dtype", "redop", "groups"}));
   CollectiveSection s;
   const net::Host& host = topo.hosts.front();
   const compute::GpuSpec gpu = cluster_gpu(c, topo);
@@ -216,7 +216,24 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
     c.fail_key("max_bytes",
                fmt::format("({} B) is below min_bytes ({} B)", s.max_bytes, s.min_bytes));
   }
-  s.step_factor = c.uint("step_factor", s.step_factor, 2, 1024);
+  s.step_factor = c.uint("step_factor", s.step_factor, 1, 1024);
+  s.step_bytes = c.bytes("step_bytes", s.step_bytes, 1, 1ULL << 40);
+  if (s.step_factor > 1 && c.has("step_bytes")) {
+    c.fail_key("step_bytes", fmt::format("steps a linear sweep, but step_factor is {}: set "
+                                         "step_factor: 1 (nccl-tests -f 1)",
+                                         s.step_factor));
+  }
+  if (s.step_factor == 1) {
+    // Each size is a run of its own: a linear sweep of millions of sizes is a mistake.
+    constexpr std::uint64_t kMaxSizes = 10'000;
+    const std::uint64_t sizes = (s.max_bytes - s.min_bytes) / s.step_bytes + 1;
+    if (sizes > kMaxSizes) {
+      c.fail_key(c.has("step_bytes") ? "step_bytes" : "step_factor",
+                 fmt::format("makes a linear sweep of {} sizes from min_bytes to max_bytes in "
+                             "steps of {} B; at most {}",
+                             sizes, s.step_bytes, kMaxSizes));
+    }
+  }
   s.dtype = c.choice("dtype", "float",
                      {"float", "int8", "uint8", "int32", "uint32", "int64", "uint64", "half",
                       "double", "bfloat16", "f8e4m3", "f8e5m2"});

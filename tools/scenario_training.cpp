@@ -207,11 +207,12 @@ void read_chakra(const Section& t, std::uint32_t gpus, bool json, TrainingSectio
     for (std::uint32_t r = 0; r < gpus; ++r) {
       const fs::path p = prefix.string() + "." + std::to_string(r) + ext;
       if (!fs::exists(p)) {
-        t.fail_key("import",
-                   fmt::format("no trace for rank {}: '{}' does not exist (the cluster has {} GPUs; "
-                               "a Chakra import needs {}.0{} to {}.{}{})",
-                               r, p.string(), gpus, prefix.filename().string(), ext,
-                               prefix.filename().string(), gpus - 1, ext));
+        t.fail_key(
+            "import",
+            fmt::format("no trace for rank {}: '{}' does not exist (the cluster has {} GPUs; "
+                        "a Chakra import needs {}.0{} to {}.{}{})",
+                        r, p.string(), gpus, prefix.filename().string(), ext,
+                        prefix.filename().string(), gpus - 1, ext));
       }
       check_import_file(t, "import", p);
       std::ifstream in(p, std::ios::binary);

@@ -373,6 +373,43 @@ TEST_CASE("fabricsim busbw prints nccl-tests' columns: read back as a log, it ma
   REQUIRE_THAT(self.text, Catch::Contains("   16     4      0.0%"));
 }
 
+TEST_CASE("fabricsim busbw -J writes nccl-tests' JSON; validate --measured reads it back",
+          "[cli]") {
+  const std::string json = "build/cli_test_out/busbw_quickstart.json";
+  const Out table = run("busbw scenarios/quickstart.yaml -b 1M -e 3M -i 1M -J " + json + " -q");
+  REQUIRE(table.status == 0);
+  // -i: a linear sweep, 1, 2 and 3 MiB.
+  for (const char* size : {"     1048576 ", "     2097152 ", "     3145728 "}) {
+    REQUIRE_THAT(table.text, Catch::Contains(size));
+  }
+  // Its own -J output, simulated again on the same scenario: every time matches exactly.
+  const Out self = run("validate --measured " + json + " --scenario scenarios/quickstart.yaml");
+  REQUIRE(self.status == 0);
+  REQUIRE_THAT(self.text, Catch::Contains("   16     3      0.0%"));
+  // Read as nccl-tests writes it: the collective from argv[0], 2 ranks (one device per process),
+  // the in-place body where the out-of-place one is null, "nan" rows left out.
+  const std::string theirs = "tests/data/nccl_tests_logs/allreduce_2rank_nccl-tests-J.json";
+  const Out other = run("validate --measured " + theirs + " --scenario scenarios/quickstart.yaml");
+  REQUIRE(other.status == 1);
+  REQUIRE_THAT(other.text, Catch::Contains("ran 2 ranks"));
+  const Out two = run("validate --measured " + theirs +
+                      " --scenario scenarios/quickstart.yaml --set cluster.hosts=2"
+                      " --set cluster.host.gpus=1 --max-median-error 1000 --max-error 1000"
+                      " --max-small-error 1000");
+  REQUIRE(two.status == 0);
+  REQUIRE_THAT(two.text, Catch::Contains("     2     2 "));
+  REQUIRE_THAT(run("validate --measured " + theirs +
+                   " --scenario scenarios/quickstart.yaml --set collectives.op=allgather")
+                   .text,
+               Catch::Contains("measured allreduce (all_reduce_perf)"));
+  // A linear sweep names one step, not two, and stays a few thousand sizes at most.
+  REQUIRE(run("busbw scenarios/quickstart.yaml -b 1M -e 3M -i 1M -f 2 -q").status == 2);
+  REQUIRE_THAT(run("busbw scenarios/quickstart.yaml -b 1 -e 1G -i 1 -q").text,
+               Catch::Contains("at most 10000"));
+  REQUIRE_THAT(run("busbw scenarios/quickstart.yaml --set collectives.step_bytes=2MiB -q").text,
+               Catch::Contains("set step_factor: 1"));
+}
+
 TEST_CASE("fabricsim busbw takes nccl-tests' flags with their meanings", "[cli]") {
   const std::string base = "busbw scenarios/quickstart.yaml -b 1M -e 1M -q ";
   // The collective by its nccl-tests name; -o is the reduction operator, in the redop column.
