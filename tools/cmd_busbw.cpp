@@ -140,10 +140,8 @@ int cmd_busbw(const std::vector<std::string>& args) {
   }
   const std::string flag = op.empty() || op == redop ? "--collective" : "--op";
   if (!collective.empty()) {
-    static const char* const kOps[] = {"allreduce", "allgather", "reducescatter", "broadcast",
-                                       "reduce",    "alltoall",  "sendrecv"};
     const std::string name = fabricsim_collective(collective);
-    if (std::find(std::begin(kOps), std::end(kOps), name) == std::end(kOps)) {
+    if (!is_collective(name)) {
       std::fprintf(stderr,
                    "error: %s %s: expected a collective (all_reduce, all_gather, reduce_scatter, "
                    "broadcast, reduce, alltoall, sendrecv)%s\n",

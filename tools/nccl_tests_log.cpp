@@ -57,11 +57,8 @@ NcclTestsLog read_nccl_tests_json(std::istream& in, const std::string& path) {
     // The program nccl-tests ran (all_reduce_perf, ...); another name says nothing of it.
     const std::string binary =
         std::filesystem::path((*args)[0].get<std::string>()).filename().string();
-    static constexpr const char* kCollectives[] = {
-        "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"};
     const std::string name = fabricsim_collective(binary);
-    if (std::find(std::begin(kCollectives), std::end(kCollectives), name) !=
-        std::end(kCollectives)) {
+    if (is_collective(name)) {
       log.binary = binary;
       log.collective = name;
     }
@@ -71,7 +68,8 @@ NcclTestsLog read_nccl_tests_json(std::istream& in, const std::string& path) {
     const auto devices = config->find("devices");
     const std::optional<double> gpus = json_number(*config, "ngpus");
     const std::optional<double> threads = json_number(*config, "nthreads");
-    if (devices != config->end() && devices->is_array() && gpus && threads) {
+    if (devices != config->end() && devices->is_array() && gpus && threads && *gpus >= 1 &&
+        *gpus <= 1024 && *threads >= 1 && *threads <= 1024 && devices->size() <= (1u << 20)) {
       log.ranks =
           static_cast<int>(devices->size()) * static_cast<int>(*gpus) * static_cast<int>(*threads);
     }
@@ -80,8 +78,8 @@ NcclTestsLog read_nccl_tests_json(std::istream& in, const std::string& path) {
   for (const nlohmann::json& r : *results) {
     ++index;
     const std::optional<double> size = r.is_object() ? json_number(r, "size") : std::nullopt;
-    if (!size || *size < 0) {
-      throw ScenarioError(fmt::format("{}: result {} has no size", path, index));
+    if (!size || !(*size >= 0 && *size <= 0x1p62)) {
+      throw ScenarioError(fmt::format("{}: result {} has no size in bytes", path, index));
     }
     // Out of place, or in place where the run has only that (nccl-tests -R, or a null body).
     const nlohmann::json* body = nullptr;
@@ -120,6 +118,13 @@ std::string fabricsim_collective(std::string binary) {
     if (c != '_') out += c;
   }
   return out;
+}
+
+bool is_collective(const std::string& name) {
+  static constexpr const char* kCollectives[] = {
+      "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"};
+  return std::find(std::begin(kCollectives), std::end(kCollectives), name) !=
+         std::end(kCollectives);
 }
 
 bool is_nccl_tests_log(const std::string& path) {

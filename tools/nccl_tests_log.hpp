@@ -27,6 +27,8 @@ NcclTestsLog read_nccl_tests_log(const std::string& path);
 // fabricsim's name of a collective given as nccl-tests names it ("all_reduce_perf_mpi",
 // "all_reduce" -> "allreduce"); fabricsim's own names pass through.
 std::string fabricsim_collective(std::string name);
+// Whether `name` is one of fabricsim's collectives (collectives.op): "allreduce", ...
+bool is_collective(const std::string& name);
 
 // True when the file looks like nccl-tests output rather than a CSV dataset.
 bool is_nccl_tests_log(const std::string& path);
