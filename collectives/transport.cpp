@@ -16,6 +16,8 @@ namespace {
 //   model_platform_params `.net_lat`, "2 nodes, 8B RDMA w/imm lat"): p5 / p5e 20 us, p5en 18 us;
 //   for Simple it adds TUNER_NET_COMP_OVERHEAD, 3 us (include/nccl_ofi_param.h: ~2 us in the
 //   device and ~1 us to write the completion to the host).
+// - p6-b200 shares p5en's platform entry (same reported latency, same EFA features); the tuner
+//   model has no p6 entry, so p5en's 18 us stands for it too.
 // - p4d / p4de have no measured figure there. EFA's first generation lacks RDMA write, so the
 //   plugin runs its send/recv protocol on them (default_protocol SENDRECV), which does not take
 //   less than p5's RDMA write: p5's 20 us stands in, a lower bound (UNVERIFIED).
