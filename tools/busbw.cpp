@@ -219,7 +219,8 @@ std::string nccl_tests_json(const NetScenario& ns, const std::vector<BusbwRow>& 
   const auto flag = [](bool v) { return v ? "true" : "false"; };
   Json doc;
   doc["version"] = 3;
-  // argv[0] names the collective, as nccl-tests' binaries do (all_reduce_perf, ...).
+  // argv[0] names the collective, as nccl-tests' binaries do (all_reduce_perf, ...); in the
+  // order of collectives::Op.
   static constexpr const char* kBinaries[] = {
       "all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "broadcast_perf",
       "reduce_perf",     "alltoall_perf",   "sendrecv_perf"};

@@ -256,7 +256,7 @@ int cmd_validate(const std::vector<std::string>& args) {
     }
     table += validation_csv(r);
     for (const ValidationRow& row : r.rows) {
-      if (row.measured.time_us <= 0 && row.measured.busbw_gbps <= 0) continue;
+      if (!row.measured_any()) continue;
       all_errors.push_back(std::fabs(row.rel_error()));
       if (row.measured.bytes >= (1u << 20)) big_errors.push_back(all_errors.back());
     }

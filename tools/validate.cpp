@@ -153,7 +153,7 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
     if (m.bytes >= (1u << 20)) big.push_back(err);
     if (m.bytes >= (64u << 10)) {
       r.max_error_64k = std::max(r.max_error_64k, err);
-    } else if (row.measured.time_us > 0 || row.measured.busbw_gbps > 0) {
+    } else if (row.measured_any()) {
       r.max_error_small = std::max(r.max_error_small, err);
     }
   }
@@ -183,9 +183,7 @@ std::string validation_csv(const ValidationResult& r) {
     out += fmt::format("{},{},{},{},{},{:.4f},{:.4f},{},{},{},{}\n", csv_field(r.entry.dataset),
                        csv_field(r.collective), r.ranks, r.nodes, row.measured.bytes,
                        row.measured.busbw_gbps, row.simulated.busbw_gbps,
-                       row.measured.busbw_gbps > 0 || row.measured.time_us > 0
-                           ? fmt::format("{:.4f}", row.rel_error())
-                           : "",
+                       row.measured_any() ? fmt::format("{:.4f}", row.rel_error()) : "",
                        collectives::name(row.simulated.algo),
                        collectives::name(row.simulated.proto), row.simulated.channels);
   }

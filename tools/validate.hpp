@@ -46,6 +46,8 @@ struct ValidationRow {
   // Simulated over measured bus bandwidth, minus one. From the times where the source has them:
   // nccl-tests prints busbw to 0.01 GB/s, too coarse below ~64 KiB (a 1 KiB all-reduce's 0.01
   // or 0.02 GB/s), while its times keep four digits; the two agree wherever busbw has them.
+  // Whether the source has this size's result at all (a time, or a busbw above 0.00).
+  bool measured_any() const { return measured.time_us > 0 || measured.busbw_gbps > 0; }
   double rel_error() const {
     if (measured.time_us > 0 && simulated.time_us > 0) {
       return measured.time_us / simulated.time_us - 1;
