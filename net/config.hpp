@@ -2,6 +2,7 @@
 // Network parameters: switches, NICs, congestion control, routing. Every default carries its
 // source; the scenario layer (tools/) can override each one.
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/time.hpp"
@@ -61,8 +62,13 @@ struct NicConfig {
   // Payload bytes per packet: RoCE path MTU 4096, the largest IB MTU enum (IBTA); SimAI
   // scenarios use 9000 (SimAI.conf PACKET_PAYLOAD_SIZE) and set it explicitly.
   std::uint32_t mtu = 4096;
-  // ACK every n-th in-order packet (and always the last): HPCC-ns3 L2_ACK_INTERVAL 1.
+  // ACK every n-th in-order packet, and always the last packet of a message and of the flow:
+  // HPCC-ns3 L2_ACK_INTERVAL 1. kAckMessageEnds leaves only those: an RC responder may coalesce
+  // its ACKs, but the requester needs the one for each message's last packet before it can
+  // complete the message (the requester sets AckReq there; IBTA RC, MindShare "InfiniBand
+  // Network Architecture" ch. 17-18).
   std::uint32_t ack_every = 1;
+  static constexpr std::uint32_t kAckMessageEnds = std::numeric_limits<std::uint32_t>::max();
   // ACKs and NACKs travel in the data class (queued behind data, buffered and paused with it,
   // counted in the queue lengths HPCC's telemetry reports), as in HPCC-ns3's shipped
   // config.txt (ACK_HIGH_PRIO 0) and as RC responses share their queue pair's class on

@@ -101,14 +101,15 @@ void Nics::app_post(Ctx& ctx, std::uint32_t f, std::uint64_t bytes) {
   }
 }
 
-void Nics::note_delivered(Ctx& ctx, NodeId nic, std::uint32_t f) {
+bool Nics::note_delivered(Ctx& ctx, NodeId nic, std::uint32_t f) {
   const std::vector<std::uint64_t>& ends = (*flows_)[f].messages;
   RecvState& r = recv_[f];
   const std::uint32_t before = r.messages_done;
   while (r.messages_done < ends.size() && ends[r.messages_done] <= r.rcv_nxt) ++r.messages_done;
-  if (r.messages_done == before) return;
+  if (r.messages_done == before) return false;
   ctx.send(first_agent_ + topo_->nodes[nic].host, host_delay_, Network::kDelivered,
            Network::Payload{.a = f, .b = r.messages_done});
+  return true;
 }
 
 void Nics::arm_rto(Ctx& ctx, std::uint32_t f) {
@@ -260,8 +261,10 @@ void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetr
     nic.totals.delivered += pkt.payload;
     if (cfg_->nic.out_of_order) advance_over_ahead(r, size);
     if (r.rcv_nxt == size) (*results_)[pkt.flow].finish = now;
-    if (!(*flows_)[pkt.flow].messages.empty()) note_delivered(ctx, node, pkt.flow);
-    ack = ++r.since_ack >= cfg_->nic.ack_every || r.rcv_nxt == size || pkt.ce || pkt.ack_req;
+    const bool message_end =
+        !(*flows_)[pkt.flow].messages.empty() && note_delivered(ctx, node, pkt.flow);
+    ack = ++r.since_ack >= cfg_->nic.ack_every || r.rcv_nxt == size || message_end || pkt.ce ||
+          pkt.ack_req;
   } else if (pkt.seq > r.rcv_nxt && cfg_->nic.out_of_order) {
     if (place_ahead(r, pkt, size)) nic.totals.delivered += pkt.payload;
     ack = ++r.since_ack >= cfg_->nic.ack_every || pkt.ce || pkt.ack_req;

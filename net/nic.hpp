@@ -132,7 +132,8 @@ class Nics {
   bool place_ahead(RecvState& r, const Packet& pkt, std::uint64_t size);
   // Moves rcv_nxt over packets received ahead of it.
   void advance_over_ahead(RecvState& r, std::uint64_t size);
-  void note_delivered(Ctx& ctx, NodeId node, std::uint32_t flow);
+  // Returns whether a message of the flow completed.
+  bool note_delivered(Ctx& ctx, NodeId node, std::uint32_t flow);
   void arm_rto(Ctx& ctx, std::uint32_t flow);
   [[noreturn]] void transport_failed(Ctx& ctx, std::uint32_t flow);
 

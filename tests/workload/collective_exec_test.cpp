@@ -5,6 +5,7 @@
 #include "collectives/busbw.hpp"
 #include "collectives/protocol.hpp"
 #include "net/topology/build.hpp"
+#include "net/wire.hpp"
 
 using namespace fabricsim;
 using namespace fabricsim::workload;
@@ -207,6 +208,33 @@ TEST_CASE("NVLS beats the ring on one H100 host", "[workload]") {
   const Outcome ring = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
   const Outcome nvls = run(topo, Op::AllReduce, bytes, Algo::Nvls, Proto::Simple, {}, {}, true);
   REQUIRE(nvls.r.time < ring.r.time);
+}
+
+TEST_CASE("ACKs only at message ends move a collective as ACKs on every packet do", "[workload]") {
+  // cc none reads no ACK; the requester completes each message on its last packet's ACK.
+  // Coalescing the rest changes only the reverse traffic and the event count: every NIC sends
+  // ring data and ACKs for the data it receives on one link, so a run bound by the NICs is
+  // faster by at most the ACKs' share of that link.
+  const net::Topology topo = hosts(2, 4);
+  const collectives::RankLayout layout = rank_layout(topo, collectives::Hardware{});
+  collectives::Call call;
+  call.op = Op::AllReduce;
+  call.bytes = 64ULL << 20;
+  call.algo = Algo::Ring;
+  call.proto = Proto::Simple;
+  const collectives::Plan plan = collectives::make_plan(call, layout);
+  net::NetworkConfig coalesced = config();
+  coalesced.nic.ack_every = net::NicConfig::kAckMessageEnds;
+  const CollectiveResult each = run_collective(topo, config(), plan, layout, {}, {});
+  const CollectiveResult ends = run_collective(topo, coalesced, plan, layout, {}, {});
+  REQUIRE(ends.net.delivered == each.net.delivered);
+  REQUIRE(ends.net.dropped == 0);
+  for (const net::FlowResult& f : ends.net.flows) REQUIRE(f.timeouts == 0);
+  REQUIRE(ends.time <= each.time);
+  const double ack_share = double(net::kAckWireBytes) / net::data_wire_bytes(4096);
+  REQUIRE(seconds(each.time - ends.time) <= ack_share * seconds(each.time));
+  // One ACK per 4 KiB packet before; one per message of up to 512 KiB now.
+  REQUIRE(ends.net.kernel.events < each.net.kernel.events * 3 / 4);
 }
 
 TEST_CASE("collective results are identical for every thread count and partition",
