@@ -352,6 +352,16 @@ double KernelDb::lookup(const Table& t, const GpuSpec& gpu, const Kernel& k, boo
 }
 
 KernelTime KernelDb::time(const GpuSpec& gpu, const Kernel& k) const {
+  KernelTime out = tuned_time(gpu, k);
+  if (k.kind == KernelKind::MemoryBound && k.memory_impl == MemoryImpl::Compiled) {
+    out.us /= kCompiledMemorySpeed;
+    out.source += fmt::format("; compiled, at {:.0f}% of a tuned kernel's bandwidth",
+                              100 * kCompiledMemorySpeed);
+  }
+  return out;
+}
+
+KernelTime KernelDb::tuned_time(const GpuSpec& gpu, const Kernel& k) const {
   KernelTime out;
   if (k.kind == KernelKind::Given) {
     out.us = static_cast<double>(k.given_ps) * 1e-6;

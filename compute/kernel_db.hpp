@@ -56,6 +56,12 @@ inline constexpr double kHalfWorkFlops = 4.6e9;
 inline constexpr double kHalfWorkPeakTflops = 989.4;
 // Memory: well-written memory-bound kernels reach ~90% of HBM peak.
 inline constexpr double kMemoryEfficiency = 0.90;
+// Compiler-generated memory-bound kernels against hand-tuned ones: on one H100, torch.compile's
+// softmax moves 1.89 TB/s where QuACK's (the database's memory measurement) moves 3.01 TB/s
+// (Dao-AILab/quack media/2025-07-10-membound-sol.md, shared/reference/e2e/
+// memory_bound_kernels_measured.csv). A MemoryImpl::Compiled kernel takes 3.01 / 1.89 of the
+// tuned time.
+inline constexpr double kCompiledMemorySpeed = 1.89 / 3.01;
 
 class KernelDb {
  public:
@@ -75,6 +81,7 @@ class KernelDb {
   std::size_t size() const { return rows_; }
 
  private:
+  KernelTime tuned_time(const GpuSpec& gpu, const Kernel& k) const;
   // Measurements of one kind of kernel on one GPU: throughput (FLOP/s, or bytes/s for memory
   // kernels) at points of a shape grid. Axes: gemm (batch, m, n, k), attention (head_dim,
   // seq), memory (bytes).

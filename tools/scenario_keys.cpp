@@ -424,6 +424,8 @@ constexpr KeyInfo kRows[] = {
      "0: gradient all-reduce; 1: optimizer state sharded (reduce-scatter + parameter all-gather); 2: gradients sharded too; 3: parameters sharded (gathered per layer)"},
     {"training", "`attention`", "choice: `flash`, `unfused`", "`flash`",
      "fused attention (one kernel, no s x s tensors kept) or Megatron's unfused Q K^T, softmax, dropout, P V"},
+    {"training", "`memory_kernels`", "choice: `tuned`, `compiled`", "`tuned` (QuACK's hand-tuned kernels, 3.01 TB/s on H100)",
+     "how the memory-bound kernels (norms, softmax, dropout, element-wise, optimizer) are written: `tuned` to the memory's speed of light; `compiled` by a compiler (TorchScript, torch.compile, Triton), at 1.89 / 3.01 of that bandwidth (torch.compile's softmax on the same H100; shared/reference/e2e/memory_bound_kernels_measured.csv)"},
     {"training", "`dtype`", "choice: `bf16`, `fp16`", "`bf16`",
      "compute type of weights and activations"},
     {"training", "`grad_dtype`", "choice: `fp32`, `bf16`, `fp16`", "`fp32`",

@@ -283,6 +283,7 @@ constexpr std::string_view kJobKeys[] = {"model",
                                          "recompute",
                                          "zero",
                                          "attention",
+                                         "memory_kernels",
                                          "dtype",
                                          "grad_dtype",
                                          "bucket_params",
@@ -328,6 +329,9 @@ void read_job(const Section& t, const YAML::Node& at, const std::string& owner, 
   c.attention = t.choice("attention", "flash", {"flash", "unfused"}) == "flash"
                     ? workload::AttentionImpl::Flash
                     : workload::AttentionImpl::Unfused;
+  c.memory_kernels = t.choice("memory_kernels", "tuned", {"tuned", "compiled"}) == "compiled"
+                         ? compute::MemoryImpl::Compiled
+                         : compute::MemoryImpl::Tuned;
   const std::string dt = t.choice("dtype", "bf16", {"bf16", "fp16"});
   c.dtype = dt == "fp16" ? compute::Dtype::FP16 : compute::Dtype::BF16;
   c.grad_bytes = t.choice("grad_dtype", "fp32", {"fp32", "bf16", "fp16"}) == "fp32" ? 4 : 2;

@@ -135,7 +135,8 @@ class Generator {
                                             k.heads,
                                             k.seq,
                                             k.head_dim,
-                                            (k.causal ? 1u : 0u) | (k.backward ? 2u : 0u),
+                                            (k.causal ? 1u : 0u) | (k.backward ? 2u : 0u) |
+                                                (static_cast<std::uint64_t>(k.memory_impl) << 2),
                                             k.bytes};
     const auto [it, fresh] =
         kernels_.try_emplace(key, static_cast<std::uint32_t>(dag_.kernels.size()));
@@ -208,6 +209,7 @@ class Generator {
     k.kind = KernelKind::MemoryBound;
     k.dtype = c_.dtype;
     k.bytes = static_cast<std::uint64_t>(bytes);
+    k.memory_impl = c_.memory_kernels;
     return compute(name, k, after);
   }
 

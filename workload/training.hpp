@@ -35,6 +35,8 @@ struct TrainingConfig {
   // layer's forward and backward, gradients reduce-scattered after its backward).
   int zero = 0;
   AttentionImpl attention = AttentionImpl::Unfused;
+  // How its memory-bound kernels (norms, softmax, element-wise, optimizer) are written.
+  compute::MemoryImpl memory_kernels = compute::MemoryImpl::Tuned;
   compute::Dtype dtype = compute::Dtype::BF16;
   // Gradients are reduced in FP32: Megatron accumulates into FP32 main_grad buffers
   // (--accumulate-allreduce-grads-in-fp32, required with BF16).

@@ -357,6 +357,28 @@ TEST_CASE("optimizer step: 16-bit gradients are cast to FP32 before the unscale 
   REQUIRE(fp16["zero_grad"] == Approx(2 * params).epsilon(1e-6));
 }
 
+TEST_CASE("training DAG: the memory kernels' class marks every memory-bound kernel and no other",
+          "[workload][training]") {
+  const ModelSpec m = gpt(2, 64, 4, 128, 1000);
+  TrainingConfig c;
+  c.tp = 2;
+  c.micro_batch = 2;
+  c.global_batch = 2;
+  const Dag tuned = build_training(m, c);
+  c.memory_kernels = compute::MemoryImpl::Compiled;
+  const Dag compiled = build_training(m, c);
+  REQUIRE(compiled.kernels.size() == tuned.kernels.size());
+  int memory = 0;
+  for (std::size_t i = 0; i < compiled.kernels.size(); ++i) {
+    const compute::Kernel& k = compiled.kernels[i];
+    const bool mem = k.kind == compute::KernelKind::MemoryBound;
+    memory += mem ? 1 : 0;
+    REQUIRE(tuned.kernels[i].memory_impl == compute::MemoryImpl::Tuned);
+    REQUIRE(k.memory_impl == (mem ? compute::MemoryImpl::Compiled : compute::MemoryImpl::Tuned));
+  }
+  REQUIRE(memory > 0);
+}
+
 TEST_CASE("training run: a configuration that does not fit errors with the numbers",
           "[workload][training]") {
   ModelSpec m = gpt(96, 12288, 96, 2048, 51200);
