@@ -174,16 +174,20 @@ net::NetworkConfig read_network(const Section& s) {
 
   // A payload above 64 KiB is no Ethernet frame; 9000B jumbo frames are the largest in use.
   cfg.nic.mtu = static_cast<std::uint32_t>(s.bytes("mtu", def.nic.mtu, 1, 65536));
-  const std::string ack_every = s.has("ack_every") ? s.text("ack_every") : "";
-  if (!ack_every.empty() && ack_every != "message" &&
-      ack_every.find_first_not_of("0123456789") != std::string::npos) {
-    s.fail_key("ack_every", "must be a count from 1 to " + std::to_string(kMaxCount) +
-                                " or 'message', got '" + ack_every + "'");
+  // A count, or the word `message` (read here, so the key is recorded once either way).
+  const YAML::Node ack_every = s.has("ack_every") ? s.node()["ack_every"] : YAML::Node();
+  const std::string ack_word = ack_every.IsScalar() ? ack_every.Scalar() : "";
+  if (ack_word == "message") {
+    cfg.nic.ack_every = net::NicConfig::kAckMessageEnds;
+    s.record("ack_every", ack_word, true);
+  } else {
+    if (!ack_word.empty() && ack_word.find_first_not_of("0123456789") != std::string::npos) {
+      s.fail_key("ack_every", "must be a count from 1 to " + std::to_string(kMaxCount) +
+                                  " or 'message', got '" + ack_word + "'");
+    }
+    cfg.nic.ack_every =
+        static_cast<std::uint32_t>(s.uint("ack_every", def.nic.ack_every, 1, kMaxCount));
   }
-  cfg.nic.ack_every =
-      ack_every == "message"
-          ? net::NicConfig::kAckMessageEnds
-          : static_cast<std::uint32_t>(s.uint("ack_every", def.nic.ack_every, 1, kMaxCount));
   cfg.nic.ack_in_data_class = s.choice("ack_class", def.nic.ack_in_data_class ? "data" : "control",
                                        {"control", "data"}) == "data";
   cfg.nic.rto = s.time("rto", def.nic.rto, 1);
