@@ -51,6 +51,11 @@ inline constexpr std::uint32_t kPauseWireBytes = padded_wire_bytes(kMinFrame);
 // Time to put `bytes` on a link of `rate`, rounded up to a whole picosecond.
 // Throws core::HorizonError when that time passes the largest simulated time.
 inline Time serialization(std::uint64_t bytes, Bps rate) {
+  // Frames and messages up to 2 MB at rates up to 1 Eb/s fit 64 bits, whose division is several
+  // times cheaper than the 128-bit one; the result is the same.
+  if (bytes <= 2'000'000 && rate >= 2 && rate <= 1'000'000'000'000'000'000ULL) {
+    return static_cast<Time>((bytes * 8'000'000'000'000ULL + rate - 1) / rate);
+  }
   const unsigned __int128 bits_ps =
       static_cast<unsigned __int128>(bytes) * 8 * 1'000'000'000'000ULL;
   const unsigned __int128 t = (bits_ps + rate - 1) / rate;

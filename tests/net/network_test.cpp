@@ -55,6 +55,24 @@ TEST_CASE("HPCC's telemetry costs 42 bytes on the wire on every data packet and 
   }
 }
 
+TEST_CASE("time on the wire is bits over rate rounded up to a picosecond, at every size", "[net]") {
+  // The exact value in 128 bits, to compare the 64-bit path for frames with.
+  const auto exact = [](std::uint64_t bytes, Bps rate) {
+    const unsigned __int128 bits_ps = static_cast<unsigned __int128>(bytes) * 8'000'000'000'000ULL;
+    return static_cast<Time>((bits_ps + rate - 1) / rate);
+  };
+  for (const std::uint64_t bytes :
+       {std::uint64_t{1}, std::uint64_t{84}, std::uint64_t{4178}, std::uint64_t{9084},
+        std::uint64_t{1'999'999}, std::uint64_t{2'000'000}, std::uint64_t{2'000'001}}) {
+    for (const Bps rate :
+         {Bps{2}, Bps{3}, Bps{1'000}, 25 * kGbps, 100 * kGbps, 400 * kGbps, Bps{999'999'999'999},
+          2'400 * kGbps, Bps{1'000'000'000'000'000'000}, Bps{1'000'000'000'000'000'001}}) {
+      CAPTURE(bytes, rate);
+      REQUIRE(serialization(bytes, rate) == exact(bytes, rate));
+    }
+  }
+}
+
 TEST_CASE("a frame whose time on the wire passes the simulated horizon is an error", "[net]") {
   // 1 GB at 1 bps: 8e9 s, past int64 picoseconds (about 106.7 days); 1 GB at 1 Gbps is 8 s.
   REQUIRE(serialization(1'000'000'000, kGbps) == 8 * core::kSecond);
