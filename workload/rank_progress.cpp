@@ -36,6 +36,45 @@ void RankProgress::init(const RankDag& rd, std::uint32_t r, bool ready_first) {
   }
 }
 
+std::vector<bool> runs_straight_on(const RankDag& rd, const RankProgress& st) {
+  const std::size_t n = rd.ops.size();
+  std::vector<bool> next(n, false);
+  if (st.ready_order) return next;
+  // Each op's place in its stream.
+  std::vector<std::uint32_t> pos(n, 0);
+  for (const std::vector<std::uint32_t>& ops : st.stream_ops) {
+    for (std::uint32_t k = 0; k < ops.size(); ++k) pos[ops[k]] = k;
+  }
+  for (const std::vector<std::uint32_t>& ops : st.stream_ops) {
+    for (std::size_t k = 0; k + 1 < ops.size(); ++k) {
+      const std::uint32_t i = ops[k], j = ops[k + 1];
+      const Op& a = rd.ops[i];
+      const Op& b = rd.ops[j];
+      if (a.kind != OpKind::Compute || b.kind != OpKind::Compute) continue;
+      bool only_j = true;
+      for (std::uint32_t d = st.dependents_begin[i]; d < st.dependents_begin[i + 1]; ++d) {
+        only_j = only_j && st.dependents[d] == j;
+      }
+      if (!only_j) continue;
+      const auto done_by_then = [&](std::uint32_t d) {
+        if (d == i) return true;
+        const Op& dep = rd.ops[d];
+        if (dep.kind != OpKind::Recv && dep.stream == a.stream && pos[d] < pos[i]) return true;
+        for (std::uint32_t x = a.deps_begin; x < a.deps_end; ++x) {
+          if (rd.deps[x] == d) return true;
+        }
+        return false;
+      };
+      bool ready = true;
+      for (std::uint32_t x = b.deps_begin; x < b.deps_end && ready; ++x) {
+        ready = done_by_then(rd.deps[x]);
+      }
+      next[i] = ready;
+    }
+  }
+  return next;
+}
+
 void throw_stalled(const Dag& dag, std::uint32_t r, const std::vector<OpTiming>& ops) {
   const RankDag& rd = dag.ranks[r];
   for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {

@@ -86,6 +86,14 @@ inline core::Time kernel_duration(const std::vector<core::Time>& kernel_time,
   return static_cast<core::Time>(std::llround(static_cast<double>(t) * slowdown[r]));
 }
 
+// Per op of a rank: whether it is a compute op whose stream's next op (list order) is a compute
+// op that starts the moment it ends, whatever the rest of the run does: everything that next op
+// waits for is done by then (this op, this op's dependencies, the stream's earlier ops) and
+// nothing but it waits for this op. An executor may run such a string of kernels as one event,
+// every op's start and end coming out as they would with one event each. None in ready order
+// (Dag::ready_order), where a stream takes whichever ready op has the lowest issue key.
+std::vector<bool> runs_straight_on(const RankDag& rd, const RankProgress& st);
+
 // Throws std::runtime_error naming the first op of rank r that never ended (`ops`: its timings,
 // -1 for what never started or ended): a DAG that cannot finish, e.g. a cycle between ranks.
 [[noreturn]] void throw_stalled(const Dag& dag, std::uint32_t r, const std::vector<OpTiming>& ops);

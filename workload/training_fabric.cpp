@@ -41,6 +41,7 @@ class FabricAgent final : public net::HostApp {
           fmt::format("the DAG has {} ranks, the cluster {} GPUs", n, layout.ranks.size()));
     }
     state_.resize(n);
+    straight_on_.resize(n);
     out_.ops.resize(n);
     std::size_t hosts = 0;
     for (const collectives::RankInfo& r : layout.ranks) {
@@ -54,6 +55,7 @@ class FabricAgent final : public net::HostApp {
             fmt::format("training on the fabric runs every replica, but rank {} was left out", r));
       }
       state_[r].init(dag.ranks[r], r, dag.ready_order);
+      straight_on_[r] = runs_straight_on(dag.ranks[r], state_[r]);
       out_.ops[r].assign(dag.ranks[r].ops.size(), OpTiming{-1, -1});
       rank_host_[r] = static_cast<std::uint32_t>(layout.ranks[r].host);
       host_ranks_[rank_host_[r]].push_back(r);
@@ -96,7 +98,7 @@ class FabricAgent final : public net::HostApp {
 
   void on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) override {
     if (m.a == kOpDone) {
-      finish(ctx, m.b, static_cast<std::uint32_t>(m.c));
+      finish_kernels(ctx, m.b, static_cast<std::uint32_t>(m.c));
       runner_.flush(ctx, host);
     } else if (m.a == kRankStart) {
       begin(ctx, m.b);
@@ -150,8 +152,18 @@ class FabricAgent final : public net::HostApp {
     const Op& op = dag_.ranks[r].ops[i];
     out_.ops[r][i].start = ctx.now();
     if (op.kind == OpKind::Compute) {
-      net_->host_send(ctx, rank_host_[r], kernel_duration(kernel_time_, slowdown_, r, op.item),
-                      net::AppMsg{kOpDone, r, i});
+      // The kernels that follow it straight on run in the same event; each gets its own times.
+      // (In list order the stream's head is op i.)
+      const std::vector<std::uint32_t>& stream = state_[r].stream_ops[static_cast<int>(op.stream)];
+      std::uint32_t at = state_[r].head[static_cast<int>(op.stream)];
+      Time end = ctx.now() + kernel_duration(kernel_time_, slowdown_, r, op.item);
+      for (std::uint32_t k = i; straight_on_[r][k];) {
+        out_.ops[r][k].end = end;
+        k = stream[++at];
+        out_.ops[r][k].start = end;
+        end += kernel_duration(kernel_time_, slowdown_, r, dag_.ranks[r].ops[k].item);
+      }
+      net_->host_send(ctx, rank_host_[r], end - ctx.now(), net::AppMsg{kOpDone, r, i});
       return;
     }
     const std::uint32_t p = part_of_[r][i];
@@ -186,6 +198,23 @@ class FabricAgent final : public net::HostApp {
     return static_cast<std::uint32_t>(it - group.begin());
   }
 
+  // The kernels started with op i (see start) are done: the ones before the last release only
+  // their stream's next kernel, which is already running.
+  void finish_kernels(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
+    RankProgress& st = state_[r];
+    while (straight_on_[r][i]) {
+      const Op& op = dag_.ranks[r].ops[i];
+      const int s = static_cast<int>(op.stream);
+      ++st.done;
+      const std::uint32_t next = st.stream_ops[s][++st.head[s]];
+      for (std::uint32_t k = st.dependents_begin[i]; k < st.dependents_begin[i + 1]; ++k) {
+        --st.waiting[st.dependents[k]];
+      }
+      i = next;
+    }
+    finish(ctx, r, i);
+  }
+
   void finish(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
     RankProgress& st = state_[r];
     const Op& op = dag_.ranks[r].ops[i];
@@ -207,6 +236,7 @@ class FabricAgent final : public net::HostApp {
   // Everything below is per rank (or per member of a communication): only the events of that
   // rank's host touch it.
   std::vector<RankProgress> state_;
+  std::vector<std::vector<bool>> straight_on_;  // per rank: runs_straight_on
   TrainingTimeline out_;
   std::vector<std::uint32_t> rank_host_;
   std::vector<std::vector<std::uint32_t>> host_ranks_;

@@ -362,3 +362,20 @@ TEST_CASE("several jobs on one fabric: identical for every thread count and part
     }
   }
 }
+
+TEST_CASE("training on the fabric: kernels back to back run as one event, each with its own times",
+          "[workload][training][fabric]") {
+  // One GPU, no communication: the isolated executor runs every kernel as its own step; the
+  // fabric's agent runs each string of kernels that follow one another straight on as one event.
+  const net::Topology topo = single_switch(1, 1);
+  const TrainingReport iso = run(topo, Job{}, CommMode::Isolated);
+  const TrainingReport pkt = run(topo, Job{}, CommMode::Packet);
+  REQUIRE(pkt.timeline.ops.size() == 1);
+  REQUIRE(pkt.timeline.ops[0].size() == iso.timeline.ops[0].size());
+  for (std::size_t i = 0; i < iso.timeline.ops[0].size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(pkt.timeline.ops[0][i].start == iso.timeline.ops[0][i].start);
+    REQUIRE(pkt.timeline.ops[0][i].end == iso.timeline.ops[0][i].end);
+  }
+  REQUIRE(pkt.network_events < pkt.timeline.ops[0].size() / 2);
+}
