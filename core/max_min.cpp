@@ -41,6 +41,7 @@ std::uint32_t MaxMinShares::add(const std::uint32_t* resources, std::uint32_t co
   f.resources.assign(resources, resources + count);
   f.limit = limit;
   f.rate = 0;
+  f.weight = 1;
   f.live = true;
   for (const std::uint32_t r : f.resources) {
     if (r >= capacity_.size()) throw std::invalid_argument("MaxMinShares: no such resource");
@@ -52,6 +53,14 @@ std::uint32_t MaxMinShares::add(const std::uint32_t* resources, std::uint32_t co
     changed_.push_back(id);
   }
   return id;
+}
+
+void MaxMinShares::grow(std::uint32_t id, std::uint32_t by) {
+  Flow& f = flows_[id];
+  if (!f.live) throw std::logic_error("MaxMinShares: growing a removed flow");
+  f.weight += by;
+  // Its resources' other flows may get less (one alone with its own limit keeps its rate).
+  seeds_.insert(seeds_.end(), f.resources.begin(), f.resources.end());
 }
 
 void MaxMinShares::remove(std::uint32_t id) {
@@ -93,7 +102,9 @@ const std::vector<std::uint32_t>& MaxMinShares::settle() {
   }
   for (const std::uint32_t r : part_resources_) {
     left_[r] = capacity_[r];
-    unfixed_[r] = static_cast<std::uint32_t>(users_[r].size());
+    std::uint32_t flows = 0;
+    for (const std::uint32_t id : users_[r]) flows += flows_[id].weight;
+    unfixed_[r] = flows;
   }
   open_.assign(part_flows_.begin(), part_flows_.end());
   double level = 0;
@@ -116,7 +127,7 @@ const std::vector<std::uint32_t>& MaxMinShares::settle() {
         open_[kept++] = id;
         continue;
       }
-      for (const std::uint32_t r : f.resources) --unfixed_[r];
+      for (const std::uint32_t r : f.resources) unfixed_[r] -= f.weight;
       if (f.rate != level) {
         f.rate = level;
         changed_.push_back(id);

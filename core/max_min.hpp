@@ -25,6 +25,9 @@ class MaxMinShares {
   // A flow over `count` distinct resources, never faster than `limit` (> 0); it gets its share
   // at the next settle(). Returns its id; a removed flow's id is handed out again.
   std::uint32_t add(const std::uint32_t* resources, std::uint32_t count, double limit = kUnlimited);
+  // `by` more flows just like flow `id` (same resources and limit), carried by it: rate() stays
+  // each one's rate, and every share comes out as it would with them added one by one.
+  void grow(std::uint32_t id, std::uint32_t by);
   void remove(std::uint32_t id);
   double rate(std::uint32_t id) const { return flows_[id].rate; }
   bool settled() const { return seeds_.empty(); }
@@ -37,7 +40,8 @@ class MaxMinShares {
   struct Flow {
     std::vector<std::uint32_t> resources;
     double limit = kUnlimited;
-    double rate = 0;
+    double rate = 0;           // of each flow it carries
+    std::uint32_t weight = 1;  // flows it carries
     bool live = false;
   };
 
@@ -51,7 +55,7 @@ class MaxMinShares {
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> part_resources_, part_flows_, open_, changed_;
   std::vector<double> left_;
-  std::vector<std::uint32_t> unfixed_;
+  std::vector<std::uint32_t> unfixed_;  // per resource: flows not yet fixed (weights)
 };
 
 }  // namespace fabricsim::core

@@ -6,6 +6,11 @@
 // host would cost millions of events per collective for no fidelity a ring's bandwidth-bound
 // steps need (DESIGN.md: "NVLink/NVSwitch transfers may use a fluid model").
 //
+// Transfers started at one instant between the same two ends with the same size and bound (a
+// collective's channels) travel as one flow that carries them all (MaxMinShares::grow): they
+// would get the same rate and end together anyway, and every time comes out as with one flow
+// each, while a host's 8 GPUs x 24 channels cost 8 flows instead of 192.
+//
 // Deterministic: the same calls in the same order give the same doubles.
 #include <cstdint>
 #include <vector>
@@ -36,25 +41,40 @@ class NvlinkFluid {
   bool idle() const { return live_ == 0; }
 
  private:
-  struct Transfer {
-    double left = 0;  // bytes at `since`
+  struct Member {
+    std::uint64_t seq;  // order of addition: completions come back in it
+    std::uint64_t tag;
+  };
+  struct Transfer {   // one or several transfers alike, each with its own tag
+    double left = 0;  // bytes at `since`, of each
     core::Time since = 0;
-    double rate = 0;  // bytes per ps
-    std::uint64_t tag = 0;
-    std::uint64_t seq = 0;  // order of addition: completions come back in it
+    double rate = 0;                 // bytes per ps, of each
+    double bytes = 0, max_rate = 0;  // as added (to find its like)
+    std::vector<Member> members;
   };
   // Rates are shared out again lazily, once for all the changes made at one instant (at last_):
   // a ring step's completion typically ends one transfer and starts several.
   void settle();
+  void forget_latest();
+
+  // The id of the transfer last added between two ends (index (src + 1) x (gpus + 1) + dst + 1)
+  // since the last settle, which a like one joins; kNone when there is none.
+  std::uint32_t& latest(int src, int dst) {
+    return latest_[static_cast<std::size_t>(src + 1) * static_cast<std::size_t>(gpus_ + 1) +
+                   static_cast<std::size_t>(dst + 1)];
+  }
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
   int gpus_;
   core::Time last_ = 0;
   std::uint64_t added_ = 0;
   std::uint32_t live_ = 0;
-  core::MaxMinShares shares_;        // a GPU's egress is resource 2g, its ingress 2g + 1
-  std::vector<Transfer> transfers_;  // by share id
-  core::DueHeap due_;                // when transfers complete
-  std::vector<std::uint32_t> completed_;
+  core::MaxMinShares shares_;           // a GPU's egress is resource 2g, its ingress 2g + 1
+  std::vector<Transfer> transfers_;     // by share id
+  core::DueHeap due_;                   // when transfers complete
+  std::vector<std::uint32_t> latest_;   // see latest()
+  std::vector<std::uint32_t> touched_;  // its entries set since the last settle
+  std::vector<Member> completed_;
 };
 
 }  // namespace fabricsim::workload

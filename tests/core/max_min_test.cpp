@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <vector>
+
+#include "core/rng.hpp"
 
 using fabricsim::core::MaxMinShares;
 
@@ -65,4 +68,44 @@ TEST_CASE("max-min shares: a flow's own limit, and parts that do not touch", "[c
   REQUIRE_THROWS(s.add(r0, 1, 0.0));
   s.remove(none);
   REQUIRE_THROWS(s.remove(none));
+}
+
+TEST_CASE("max-min shares: a flow grown by k shares out exactly as k flows added one by one",
+          "[core][maxmin]") {
+  // Random flows over 6 resources, each either added k times or added once and grown by k - 1:
+  // every rate must be the same double, through adds, removals and settles.
+  fabricsim::core::Rng rng(7, 0);
+  for (int trial = 0; trial < 50; ++trial) {
+    const std::vector<double> capacity{1.0, 2.0, 0.5, 3.0, 1.5, 1.0};
+    MaxMinShares apart(capacity), grouped(capacity);
+    struct Group {
+      std::vector<std::uint32_t> apart;  // its k flows in `apart`
+      std::uint32_t grouped;             // the one flow carrying them in `grouped`
+    };
+    std::vector<Group> groups;
+    for (int step = 0; step < 12; ++step) {
+      if (!groups.empty() && rng.below(4) == 0) {  // one group leaves
+        const std::size_t g = rng.below(static_cast<std::uint32_t>(groups.size()));
+        for (const std::uint32_t id : groups[g].apart) apart.remove(id);
+        grouped.remove(groups[g].grouped);
+        groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(g));
+      } else {
+        std::uint32_t res[2] = {rng.below(6), rng.below(6)};
+        const std::uint32_t count = res[0] == res[1] ? 1 : 2;
+        const double limit = rng.below(3) == 0 ? 0.1 + rng.uniform() : MaxMinShares::kUnlimited;
+        const std::uint32_t k = 1 + rng.below(5);
+        Group g;
+        for (std::uint32_t i = 0; i < k; ++i) g.apart.push_back(apart.add(res, count, limit));
+        g.grouped = grouped.add(res, count, limit);
+        if (k > 1) grouped.grow(g.grouped, k - 1);
+        groups.push_back(g);
+      }
+      if (rng.below(2) == 0) continue;  // several changes before one settle, sometimes
+      apart.settle();
+      grouped.settle();
+      for (const Group& g : groups) {
+        for (const std::uint32_t id : g.apart) REQUIRE(apart.rate(id) == grouped.rate(g.grouped));
+      }
+    }
+  }
 }

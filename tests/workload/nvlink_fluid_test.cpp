@@ -86,3 +86,28 @@ TEST_CASE("a transfer's own rate bound holds it below its fair share; the others
   REQUIRE(f.next_finish() == 2000);
   REQUIRE_THROWS(f.add(2000, 0, 1, 10, 5, 0.0));
 }
+
+TEST_CASE("nvlink fluid: alike transfers started together share as separate ones and end together",
+          "[workload]") {
+  // Three alike transfers 0 -> 1 (a collective's channels) and one 0 -> 2, all at t = 0: GPU 0's
+  // egress is shared four ways, so all end at 4000 ps; tags come back in the order added.
+  NvlinkFluid f(3, 1.0);
+  f.add(0, 0, 1, 1000, 10);
+  f.add(0, 0, 2, 1000, 20);
+  f.add(0, 0, 1, 1000, 11);
+  f.add(0, 0, 1, 1000, 12);
+  REQUIRE(f.next_finish() == 4000);
+  std::vector<std::uint64_t> done;
+  f.finish(4000, done);
+  REQUIRE(done == std::vector<std::uint64_t>{10, 20, 11, 12});
+  REQUIRE(f.idle());
+  // Alike ends but another size or bound: transfers of their own. The bounded one runs at 0.25,
+  // the other two at 0.375 each: 500 bytes take 1334 ps (rounded up).
+  f.add(4000, 0, 1, 1500, 1);
+  f.add(4000, 0, 1, 500, 2);
+  f.add(4000, 0, 1, 1500, 3, 0.25);
+  REQUIRE(f.next_finish() == 4000 + 1334);
+  done.clear();
+  f.finish(4000 + 1334, done);
+  REQUIRE(done == std::vector<std::uint64_t>{2});
+}
