@@ -35,6 +35,8 @@ struct Step {
   // Ring sends: which slice of its ring step this is (0 to slices - 1); 0 elsewhere. An
   // executor charging a latency once per ring step (SimAI's) charges it on slice 0.
   std::uint8_t slice = 0;
+  // The whole form (whole_transfers.hpp): how many connections alike this step stands for.
+  std::uint16_t copies = 1;
   // NVLS: the multicast (gather) legs of channel c use connection id channels + c, as NCCL's
   // NVLS kernel has separate buffers and warps for its reduce and gather legs; one FIFO for
   // both would serialize every chunk's round trip through the switch.

@@ -1,6 +1,8 @@
 #include "collectives/whole_transfers.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <utility>
 
@@ -8,6 +10,48 @@
 #include "collectives/tuning.hpp"
 
 namespace fabricsim::collectives {
+
+namespace {
+
+// One participant's whole steps inside its host (see the header): those alike fold into the
+// first of them, which takes the lowest channel, so the peer, folding its own, finds the same
+// connection.
+void merge_alike_channels(std::vector<Step>& steps) {
+  struct Alike {  // (a receive's combine plays no part in the timing: not compared)
+    bool send;
+    int peer;
+    std::uint64_t bytes, wire_bytes;
+    bool operator==(const Alike&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Alike& a) const {
+      return std::hash<std::uint64_t>()(a.bytes * 0x9e3779b97f4a7c15ULL ^
+                                        static_cast<std::uint64_t>(a.peer) << 2 ^
+                                        static_cast<std::uint64_t>(a.send));
+    }
+  };
+  std::unordered_map<Alike, std::size_t, Hash> first;
+  std::vector<Step> kept;
+  kept.reserve(steps.size());
+  for (Step& s : steps) {
+    if (s.rail != kNoRail) {
+      kept.push_back(std::move(s));
+      continue;
+    }
+    const Alike key{s.dir == Dir::Send, s.peer, s.bytes, s.wire_bytes};
+    const auto [it, fresh] = first.try_emplace(key, kept.size());
+    if (fresh) {
+      kept.push_back(std::move(s));
+      continue;
+    }
+    Step& k = kept[it->second];
+    ++k.copies;
+    k.channel = std::min(k.channel, s.channel);
+  }
+  steps = std::move(kept);
+}
+
+}  // namespace
 
 Plan whole_transfers(Plan plan, const RankLayout& layout) {
   plan.merged_latency_us = 0;
@@ -43,6 +87,7 @@ Plan whole_transfers(Plan plan, const RankLayout& layout) {
       }
     }
     steps = std::move(merged);
+    merge_alike_channels(steps);
   }
   return plan;
 }

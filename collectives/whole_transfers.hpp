@@ -6,6 +6,12 @@
 // per-step latencies overlapping the data. What stays is how much each connection carries and
 // where, so contention on the links (the flow level's max-min shares) is kept. The plan no
 // longer describes the data (chunks, reductions): it is for timing only.
+//
+// Inside a host, the steps of one participant to or from the same peer that carry as many bytes
+// (a collective's channels) become one step with Step::copies set, on the lowest of their
+// channels: an executor runs it as that many transfers alike, each at its own share, so the
+// times are those of one step per channel at a fraction of the steps. Between hosts each channel
+// keeps its own step (its own NIC and queue pair).
 #include "collectives/plan.hpp"
 
 namespace fabricsim::collectives {

@@ -18,8 +18,8 @@ NvlinkFluid::NvlinkFluid(int gpus, double bytes_per_ps) : gpus_(gpus) {
 }
 
 void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint64_t tag,
-                      double max_rate) {
-  if (src == dst || src >= gpus_ || dst >= gpus_ || !(max_rate > 0)) {
+                      double max_rate, std::uint32_t copies) {
+  if (src == dst || src >= gpus_ || dst >= gpus_ || !(max_rate > 0) || copies == 0) {
     throw std::logic_error("NvlinkFluid: bad transfer ends or rate bound");
   }
   if (now > last_) {
@@ -29,7 +29,7 @@ void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint6
   bytes = std::max(bytes, 0.0);
   std::uint32_t& like = latest(src, dst);
   if (like != kNone && transfers_[like].bytes == bytes && transfers_[like].max_rate == max_rate) {
-    shares_.grow(like, 1);
+    shares_.grow(like, copies);
     transfers_[like].members.push_back({added_++, tag});
     return;
   }
@@ -40,6 +40,7 @@ void NvlinkFluid::add(core::Time now, int src, int dst, double bytes, std::uint6
   if (dst >= 0) ends[n++] = static_cast<std::uint32_t>(2 * dst + 1);
   const std::uint32_t id =
       shares_.add(ends, n, max_rate < kUnbounded ? max_rate : core::MaxMinShares::kUnlimited);
+  if (copies > 1) shares_.grow(id, copies - 1);
   if (transfers_.size() <= id) transfers_.resize(id + 1);
   Transfer& t = transfers_[id];
   t.left = bytes;

@@ -31,8 +31,9 @@ class NvlinkFluid {
 
   // Starts a transfer at `now`; `tag` comes back from finish(). `max_rate` (bytes per ps)
   // bounds it on its own, below what the ports would give it (the copying thread block's pace).
+  // `copies`: that many transfers alike (each of `bytes`, each bounded), done as one.
   void add(core::Time now, int src, int dst, double bytes, std::uint64_t tag,
-           double max_rate = kUnbounded);
+           double max_rate = kUnbounded, std::uint32_t copies = 1);
   static constexpr double kUnbounded = 1e300;
   // When the next transfer completes (kTimeMax when none is active).
   core::Time next_finish();

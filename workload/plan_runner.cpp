@@ -142,7 +142,12 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
       if (fresh) s.conns.push_back(ShapeConn{from, to, st.channel, st.rail, {}});
       s.step_conn[p][i] = it->second;
       if (st.dir == Dir::Send) {
-        s.conns[it->second].messages.push_back(std::max<std::uint64_t>(1, st.wire_bytes));
+        if (st.copies != 1 && st.rail != collectives::kNoRail) {
+          throw std::invalid_argument("a step between hosts stands for one connection only");
+        }
+        // Inside a host only the byte counts read it: each copy's bytes count.
+        s.conns[it->second].messages.push_back(std::max<std::uint64_t>(1, st.wire_bytes) *
+                                               st.copies);
       }
     }
   }
@@ -380,6 +385,7 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
     st[i].wire = std::max<std::uint64_t>(1, s.wire_bytes);
     st[i].conn = inst.local ? conn[i] : inst.conn_base + conn[i];
     st[i].pays_latency = !params_.fixed_latency_per_ring_step || s.slice == 0;
+    st[i].copies = s.copies;
     for (std::uint32_t d : s.deps) ++st[d].next_end;  // counts dependents for now
   }
   std::uint32_t at = 0;
@@ -518,7 +524,7 @@ void PlanRunner::launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint
   HostState& hs = hosts_[host];
   hs.fluid.add(ctx.now(), parts_[p].local, parts_[c.to].local,
                static_cast<double>(wire) * c.wire_scale, (std::uint64_t{p} << 32) | i,
-               shape_of(p).block_rate);
+               shape_of(p).block_rate, s.copies);
   hs.fluid_changed = true;
 }
 

@@ -100,6 +100,7 @@ class PlanRunner {
     std::int32_t seq = 0;    // position on its connection
     bool send = false;
     bool pays_latency = true;  // sends: the connection's step latency holds it first
+    std::uint16_t copies = 1;  // Step::copies
   };
   struct Participant {
     int host = 0;

@@ -15,28 +15,51 @@ TEST_CASE("whole transfers: one step per connection carrying all of its bytes, n
   const RankLayout layout = GENERATE(test::layout_hosts(16, 8), test::layout_hosts(8, 2));
   Call call;
   call.op = GENERATE(Op::AllReduce, Op::AllGather, Op::ReduceScatter);
-  call.bytes = 64ULL << 20;
+  call.bytes = GENERATE(64ULL << 20, (64ULL << 20) + 128 * 28);  // channels' shares alike, or not
   const Plan steps = make_plan(call, layout);
   const Plan whole = whole_transfers(make_plan(call, layout), layout);
   REQUIRE(steps.merged_latency_us < 0);
   REQUIRE(whole.steps.size() == steps.steps.size());
-  using Key = std::tuple<Dir, int, int>;  // direction, peer, channel
+  bool folded = false;
   for (std::size_t p = 0; p < steps.steps.size(); ++p) {
-    std::map<Key, std::pair<std::uint64_t, std::uint64_t>> sum;  // bytes, wire bytes
+    // Per connection (direction, peer, channel): bytes, wire bytes, and its rail.
+    std::map<std::tuple<Dir, int, int>, std::tuple<std::uint64_t, std::uint64_t, int>> sum;
     for (const Step& s : steps.steps[p]) {
-      auto& [b, w] = sum[{s.dir, s.peer, s.channel}];
+      auto& [b, w, rail] = sum[{s.dir, s.peer, s.channel}];
       b += s.bytes;
       w += s.wire_bytes;
+      rail = s.rail;
     }
-    REQUIRE(whole.steps[p].size() == sum.size());
+    // Inside a host the connections to one peer that carry as many bytes are one step, on the
+    // lowest of their channels (Step::copies of them); between hosts each is a step.
+    using Alike = std::tuple<Dir, int, std::uint64_t, std::uint64_t, int>;  // ..., channel
+    std::map<Alike, int> expected;                                          // -> copies
+    std::map<std::tuple<Dir, int, std::uint64_t, std::uint64_t>, int> lowest;
+    for (const auto& [key, v] : sum) {
+      const auto& [dir, peer, channel] = key;
+      const auto& [b, w, rail] = v;
+      if (rail != kNoRail) {
+        expected[{dir, peer, b, w, channel}] = 1;
+        continue;
+      }
+      auto [it, fresh] = lowest.try_emplace({dir, peer, b, w}, channel);
+      if (!fresh) it->second = std::min(it->second, channel);
+    }
+    for (const auto& [key, v] : sum) {
+      const auto& [dir, peer, channel] = key;
+      const auto& [b, w, rail] = v;
+      if (rail == kNoRail) ++expected[{dir, peer, b, w, lowest.at({dir, peer, b, w})}];
+    }
+    std::map<Alike, int> got;
     for (const Step& s : whole.steps[p]) {
       CHECK(s.deps.empty());
       CHECK(s.seq == 0);
-      const auto& [b, w] = sum.at({s.dir, s.peer, s.channel});
-      CHECK(s.bytes == b);
-      CHECK(s.wire_bytes == w);
+      folded = folded || s.copies > 1;
+      CHECK(got.emplace(Alike{s.dir, s.peer, s.bytes, s.wire_bytes, s.channel}, s.copies).second);
     }
+    REQUIRE(got == expected);
   }
+  CHECK(folded);
   // The latency is NCCL's model's for the plan's algorithm and protocol.
   const TuningInput in{call.op, call.bytes, steps.n_ranks, layout.ranks.back().host + 1, layout.hw};
   for (const AlgoTime& t : algo_times(in)) {

@@ -4,6 +4,7 @@
 
 #include "collectives/busbw.hpp"
 #include "collectives/protocol.hpp"
+#include "collectives/whole_transfers.hpp"
 #include "net/topology/build.hpp"
 #include "net/wire.hpp"
 
@@ -309,4 +310,41 @@ TEST_CASE("a hop between hosts takes the network transport's message latency", "
       2 * (20.0 - collectives::hw_latency_us(Algo::Ring, Proto::LL, collectives::Hop::Net));
   CHECK(seconds(time(collectives::Transport::EfaP5) - time(collectives::Transport::Ib)) ==
         Approx(extra_us * 1e-6).epsilon(0.01));
+}
+
+TEST_CASE("a whole-transfer step standing for several channels times as one step per channel",
+          "[workload]") {
+  // The whole form folds a collective's channels inside a host into one step each way
+  // (Step::copies); unfolded again onto distinct channels, the run must take the same time and
+  // move the same bytes.
+  const net::Topology topo = hosts(2, 4);
+  const collectives::RankLayout layout = rank_layout(topo, collectives::Hardware{});
+  collectives::Call call;
+  call.op = GENERATE(Op::AllReduce, Op::AllGather);
+  call.bytes = 64ULL << 20;
+  call.algo = Algo::Ring;
+  call.proto = Proto::Simple;
+  const collectives::Plan folded =
+      collectives::whole_transfers(collectives::make_plan(call, layout), layout);
+  collectives::Plan unfolded = folded;
+  bool any = false;
+  for (std::vector<collectives::Step>& steps : unfolded.steps) {
+    std::vector<collectives::Step> out;
+    for (const collectives::Step& s : steps) {
+      for (int k = 0; k < s.copies; ++k) {
+        collectives::Step one = s;
+        one.copies = 1;
+        one.channel = s.channel + 1000 * k;  // a connection of its own
+        out.push_back(one);
+      }
+      any = any || s.copies > 1;
+    }
+    steps = std::move(out);
+  }
+  REQUIRE(any);
+  const CollectiveResult a = run_collective(topo, config(), folded, layout, {}, {});
+  const CollectiveResult b = run_collective(topo, config(), unfolded, layout, {}, {});
+  REQUIRE(a.time == b.time);
+  REQUIRE(a.nvlink_bytes == b.nvlink_bytes);
+  REQUIRE(a.net_bytes == b.net_bytes);
 }
