@@ -3,6 +3,9 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <iostream>
 #include <string>
 #include <vector>
@@ -40,6 +43,14 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // A training run on the shared fabric allocates and frees millions of small step lists while
+  // its DAG holds gigabytes: glibc would hand the heap's free top back to the kernel thousands
+  // of times and fault it in again (a third of the 175B case's time went to clearing pages).
+  // Keep freed memory for reuse, and large vectors on the heap too.
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+#endif
   try {
     po::options_description global("global options");
     std::string level = "warn", command, max_memory;
