@@ -382,8 +382,17 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
   }
   std::vector<Step>& steps = shape.plan.steps[part.index];
   const std::vector<std::uint32_t>& conn = shape.step_conn[part.index];
-  std::vector<StepState>& st = part.steps;
-  st.resize(steps.size());
+  HostState& hs = hosts_[part.host];
+  if (hs.free_live.empty()) {
+    part.live = static_cast<std::uint32_t>(hs.live.size());
+    hs.live.emplace_back();
+  } else {
+    part.live = hs.free_live.back();
+    hs.free_live.pop_back();
+  }
+  LiveSteps& live = hs.live[part.live];
+  std::vector<StepState>& st = live.steps;
+  st.assign(steps.size(), StepState{});
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     st[i].pending = static_cast<std::uint32_t>(s.deps.size());
@@ -401,18 +410,19 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
     at += x.next_end;
     x.next_end = x.next_begin;
   }
-  part.next.resize(at);
+  live.next.resize(at);
   for (std::uint32_t i = 0; i < steps.size(); ++i) {
-    for (std::uint32_t d : steps[i].deps) part.next[st[d].next_end++] = i;
+    for (std::uint32_t d : steps[i].deps) live.next[st[d].next_end++] = i;
   }
   // A plan run once needs its steps no longer: a plan of a thousand ranks holds gigabytes.
   if (shape.instances == 1) std::vector<Step>().swap(steps);
-  HostState& hs = hosts_[part.host];
   for (std::uint32_t i = 0; i < st.size(); ++i) {
     if (st[i].pending == 0) hs.work.push_back({p, i});
   }
   part.last = ctx.now();
   if (part.total == 0) {
+    hs.free_live.push_back(part.live);
+    part.live = kNotLive;
     finished(part);
     if (done_) done_(owner_, ctx, part.instance, part.index);
   }
@@ -488,7 +498,7 @@ void PlanRunner::drain(Ctx& ctx, std::uint32_t host) {
 }
 
 void PlanRunner::ready(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
-  const StepState& s = parts_[p].steps[i];
+  const StepState& s = step_of(p, i);
   Conn& c = conn_of(p, s.conn);
   if (!s.send) {
     c.waiting = i;
@@ -515,7 +525,7 @@ void PlanRunner::ready(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
 }
 
 void PlanRunner::launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i) {
-  const StepState& s = parts_[p].steps[i];
+  const StepState& s = step_of(p, i);
   const std::uint32_t conn = s.conn;
   const std::uint64_t wire = s.wire;
   Conn& c = conn_of(p, conn);
@@ -549,7 +559,7 @@ void PlanRunner::arm_fluid(Ctx& ctx, std::uint32_t host) {
 
 // A send inside a host is done when its data is in the peer's buffer.
 void PlanRunner::fluid_done(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
-  Conn& c = conn_of(p, parts_[p].steps[i].conn);
+  Conn& c = conn_of(p, step_of(p, i).conn);
   complete(ctx, p, i);
   ++c.arrived;
   try_receive(ctx, c);
@@ -559,7 +569,7 @@ void PlanRunner::try_receive(Ctx& ctx, Conn& c) {
   if (c.waiting < 0) return;
   const auto i = static_cast<std::uint32_t>(c.waiting);
   const auto p = static_cast<std::uint32_t>(c.to);
-  if (c.arrived <= parts_[p].steps[i].seq) return;
+  if (c.arrived <= step_of(p, i).seq) return;
   c.waiting = -1;
   complete(ctx, p, i);
   // The FIFO slot is free again.
@@ -583,15 +593,16 @@ void PlanRunner::complete(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
   ++part.done;
   part.last = ctx.now();
   HostState& hs = hosts_[part.host];
-  const StepState& s = part.steps[i];
+  LiveSteps& live = hs.live[part.live];
+  const StepState& s = live.steps[i];
   for (std::uint32_t k = s.next_begin; k < s.next_end; ++k) {
-    const std::uint32_t j = part.next[k];
-    if (--part.steps[j].pending == 0) hs.work.push_back({p, j});
+    const std::uint32_t j = live.next[k];
+    if (--live.steps[j].pending == 0) hs.work.push_back({p, j});
   }
   if (part.done < part.total) return;
   // Nothing of it is read again: a receive or send it waited on completed it last.
-  std::vector<StepState>().swap(part.steps);
-  std::vector<std::uint32_t>().swap(part.next);
+  hs.free_live.push_back(part.live);
+  part.live = kNotLive;
   finished(part);
   if (done_) done_(owner_, ctx, part.instance, part.index);
 }

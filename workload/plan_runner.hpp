@@ -115,7 +115,11 @@ class PlanRunner {
     std::uint32_t done = 0;
     bool started = false;
     core::Time last = 0;
-    std::vector<StepState> steps;     // from its start to its completion
+    std::uint32_t live = kNotLive;  // its step lists in its host's pool, while it runs
+  };
+  static constexpr std::uint32_t kNotLive = ~std::uint32_t{0};
+  struct LiveSteps {                  // a running participant's state, reused by the next one
+    std::vector<StepState> steps;     // per step of its list
     std::vector<std::uint32_t> next;  // dependents of every step, step by step
   };
   struct Conn {
@@ -176,7 +180,15 @@ class PlanRunner {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> work;  // (participant, step) now ready
     std::vector<std::uint64_t> finished;
     std::vector<std::uint32_t> release;  // local instances whose connections can go
+    // Step lists of its running participants (millions run over an iteration, a few at once).
+    std::vector<LiveSteps> live;
+    std::vector<std::uint32_t> free_live;
   };
+  LiveSteps& live_of(std::uint32_t p) {
+    const Participant& part = parts_[p];
+    return hosts_[part.host].live[part.live];
+  }
+  StepState& step_of(std::uint32_t p, std::uint32_t i) { return live_of(p).steps[i]; }
 
   Conn new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from, std::uint32_t to,
                 std::uint64_t communicator, std::uint16_t tag = 0);
