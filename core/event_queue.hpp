@@ -8,9 +8,9 @@
 // unpredictable branches (S4 took 13% less time for it).
 // Taking the earliest event out leaves a hole at the root that the next insertion fills, sifting
 // the new key down from there: a handler usually schedules an event of its own (a link's next
-// packet, a port's next frame), which belongs near the top, so that one short sift replaces the
-// full-depth sift of the heap's last key plus the sift up of the new one. Keys are unique, so
-// the order events come out in does not depend on the heap's layout.
+// packet, a port's next frame), and one sift then replaces two (the heap's last key sifted down
+// from the root, the new key sifted up). Keys are unique, so the order events come out in does
+// not depend on the heap's layout.
 // `fabricsim bench phold` prints the hold time at 1 K events: ~75 ns on the AMD EPYC machine
 // of 2026-11-23, ~180 ns on the earlier Xeon. A calendar queue with adaptive bucket width was
 // tried and was no faster at these sizes, so the simpler heap stays. The network model keeps at
