@@ -156,13 +156,6 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
   return static_cast<std::uint32_t>(shapes_.size() - 1);
 }
 
-void PlanRunner::reserve_instances(std::uint32_t shape, std::size_t count) {
-  const Shape& s = shapes_.at(shape);
-  parts_.reserve(parts_.size() + count * s.plan.steps.size());
-  instances_.reserve(instances_.size() + count);
-  local_conns_.reserve(local_conns_.size() + count);
-}
-
 std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
                                        const std::vector<collectives::RankInfo>& ranks,
                                        std::uint64_t communicator, std::uint16_t tag) {

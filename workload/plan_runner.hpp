@@ -54,9 +54,6 @@ class PlanRunner {
   // `tag`: its flows' FlowSpec::tag (whose traffic it is). Throws std::invalid_argument when it
   // does not fit the topology.
   static constexpr std::uint64_t kOwnCommunicator = ~std::uint64_t{0};
-  // Room for `count` more instances of `shape` (before adding them; a million instances grown
-  // one by one would copy their participants over and over).
-  void reserve_instances(std::uint32_t shape, std::size_t count);
   std::uint32_t add_instance(std::uint32_t shape, const std::vector<collectives::RankInfo>& ranks,
                              std::uint64_t communicator = kOwnCommunicator, std::uint16_t tag = 0);
 

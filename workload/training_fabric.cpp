@@ -293,9 +293,6 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
   // NCCL communicator) when every member issues them in the order they are numbered, on one
   // stream; otherwise each has its own.
   const std::vector<bool> shared = ordered_groups(dag);
-  std::vector<std::size_t> uses(shape_id.size(), 0);
-  for (std::size_t c = 0; c < dag.comms.size(); ++c) ++uses[cs.shape_of[c]];
-  for (std::size_t k = 0; k < shape_id.size(); ++k) runner.reserve_instances(shape_id[k], uses[k]);
   for (std::size_t c = 0; c < dag.comms.size(); ++c) {
     const std::uint32_t g = dag.comms[c].group;
     runner.add_instance(shape_id[cs.shape_of[c]], comm_members(dag, c, layout).ranks,
