@@ -129,16 +129,16 @@ void refuse_fixed_latency(const SimulationSection& sim, const workload::ExecPara
 SimulationSection read_simulation(const Section& sim, core::Time default_end) {
   sim.only({"seed", "end", "threads", "lps", "fidelity", "flow_transfers"});
   SimulationSection s;
-  s.seed = sim.uint("seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
+  s.seed = sim.uint("seed");
   // `inf`: until the traffic ends (how results.json echoes that default).
   s.end =
-      sim.has("end") && sim.text("end") == "inf" ? core::kTimeMax : sim.time("end", default_end, 1);
-  s.threads = static_cast<unsigned>(sim.uint("threads", 1, 1, 1024));
-  s.lps = static_cast<std::uint32_t>(sim.uint("lps", 0, 0, 1u << 20));
-  const std::string fidelity = sim.choice("fidelity", "packet", {"packet", "flow", "analytical"});
+      sim.has("end") && sim.text("end") == "inf" ? core::kTimeMax : sim.time("end", default_end);
+  s.threads = static_cast<unsigned>(sim.uint("threads"));
+  s.lps = static_cast<std::uint32_t>(sim.uint("lps"));
+  const std::string fidelity = sim.choice("fidelity");
   s.analytical = fidelity == "analytical";
   s.flow = fidelity == "flow";
-  s.whole_transfers = sim.choice("flow_transfers", "steps", {"steps", "whole"}) == "whole";
+  s.whole_transfers = sim.choice("flow_transfers") == "whole";
   if (s.whole_transfers && !s.flow) {
     sim.fail_key("flow_transfers",
                  "is whole, which applies at the flow level only (simulation.fidelity: flow)");
@@ -149,11 +149,10 @@ SimulationSection read_simulation(const Section& sim, core::Time default_end) {
 core::PholdParams read_phold(const Section& ph, const SimulationSection& sim, const Section& s) {
   ph.only({"nodes", "events_per_node", "lookahead", "mean_delay"});
   core::PholdParams p;
-  p.nodes = static_cast<std::uint32_t>(ph.uint("nodes", p.nodes, 1, 1u << 24));
-  p.events_per_node =
-      static_cast<std::uint32_t>(ph.uint("events_per_node", p.events_per_node, 1, 1u << 16));
-  p.lookahead = ph.time("lookahead", p.lookahead, 1);
-  p.mean_delay = ph.time("mean_delay", p.mean_delay, 0);
+  p.nodes = static_cast<std::uint32_t>(ph.uint("nodes", p.nodes));
+  p.events_per_node = static_cast<std::uint32_t>(ph.uint("events_per_node", p.events_per_node));
+  p.lookahead = ph.time("lookahead", p.lookahead);
+  p.mean_delay = ph.time("mean_delay", p.mean_delay);
   // Every PHOLD event sends another: without an end the run never stops.
   if (sim.end == core::kTimeMax) {
     s.fail_key("end", "must be finite for PHOLD (its events never run out)");

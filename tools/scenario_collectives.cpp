@@ -120,21 +120,17 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
   if (c.has("nccl_version")) hw.nccl_version = nccl_version(c);
   hw.intra = host.intra == net::IntraHost::kPcie ? collectives::IntraLink::PCI
                                                  : collectives::IntraLink::NVLink;
-  hw.max_channels = static_cast<int>(
-      c.uint("max_channels", default_max_channels(gpu.arch), 1, collectives::kMaxChannels));
-  exec.nvlink_efficiency =
-      c.real("nvlink_efficiency", compute::nvlink_efficiency(gpu.arch), 0, 1, true);
-  exec.nvls_efficiency =
-      c.real("nvls_efficiency", collectives::nvls_efficiency(hw.arch), 0, 1, true);
-  exec.latencies = c.boolean("latencies", true);
-  if (c.has("step_latency")) exec.fixed_step_latency = c.time("step_latency", std::nullopt, 0);
-  exec.fixed_latency_per_ring_step =
-      c.choice("step_latency_per", "slice", {"slice", "ring_step"}) == "ring_step";
+  hw.max_channels = static_cast<int>(c.uint("max_channels", default_max_channels(gpu.arch)));
+  exec.nvlink_efficiency = c.real("nvlink_efficiency", compute::nvlink_efficiency(gpu.arch));
+  exec.nvls_efficiency = c.real("nvls_efficiency", collectives::nvls_efficiency(hw.arch));
+  exec.latencies = c.boolean("latencies");
+  if (c.has("step_latency")) exec.fixed_step_latency = c.time("step_latency", std::nullopt);
+  exec.fixed_latency_per_ring_step = c.choice("step_latency_per") == "ring_step";
   if (exec.fixed_latency_per_ring_step && !c.has("step_latency")) {
     c.fail_key("step_latency_per", "applies to a fixed step_latency; set step_latency too");
   }
-  exec.own_nics = c.choice("nics", "rail", {"rail", "own"}) == "own";
-  exec.host_delay = c.time("host_delay", exec.host_delay, 1);
+  exec.own_nics = c.choice("nics") == "own";
+  exec.host_delay = c.time("host_delay", exec.host_delay);
   // Per-channel bandwidths as NCCL's graph reports them: the usable total over the channels.
   const double nvlink_gbps = static_cast<double>(host.gpu_link_rate) / 8e9 * exec.nvlink_efficiency;
   hw.bw_intra_gbps = nvlink_gbps / hw.max_channels;
@@ -147,7 +143,7 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
     hw.nic_gbps = nic_gbps;
     hw.pci_gbps = compute::pcie_gbps(gpu.arch);
   }
-  const std::string nvls = c.choice("nvls", "auto", {"auto", "on", "off"});
+  const std::string nvls = c.choice("nvls");
   const bool can_nvls = gpu.nvls && host.intra == net::IntraHost::kNvSwitch;
   if (nvls == "on" && !can_nvls) {
     c.fail_key("nvls",
@@ -176,24 +172,21 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
 
   using collectives::Algo;
   using collectives::Proto;
-  s.op = parse_op(c.choice(
-      "op", "allreduce",
-      {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"}));
-  const std::string algo =
-      c.choice("algo", "auto", {"auto", "ring", "tree", "nvls", "nvlstree", "p2p"});
+  s.op = parse_op(c.choice("op"));
+  const std::string algo = c.choice("algo");
   s.algo = algo == "ring"       ? Algo::Ring
            : algo == "tree"     ? Algo::Tree
            : algo == "nvls"     ? Algo::Nvls
            : algo == "nvlstree" ? Algo::NvlsTree
            : algo == "p2p"      ? Algo::P2P
                                 : Algo::Auto;
-  const std::string proto = c.choice("proto", "auto", {"auto", "ll", "ll128", "simple"});
+  const std::string proto = c.choice("proto");
   s.proto = proto == "ll"       ? Proto::LL
             : proto == "ll128"  ? Proto::LL128
             : proto == "simple" ? Proto::Simple
                                 : Proto::Auto;
-  s.channels = static_cast<int>(c.uint("channels", 0, 0, collectives::kMaxChannels));
-  s.per_rail = c.choice("groups", "world", {"world", "rail"}) == "rail";
+  s.channels = static_cast<int>(c.uint("channels"));
+  s.per_rail = c.choice("groups") == "rail";
   if (s.per_rail) {
     for (const net::Host& h : topo.hosts) {
       if (h.gpus != host.gpus) {
@@ -205,19 +198,19 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   }
   // Ranks of one collective: every GPU, or one per host in a rail group.
   const std::uint32_t ranks = s.per_rail ? static_cast<std::uint32_t>(topo.hosts.size()) : gpus;
-  s.root = static_cast<int>(c.uint("root", 0, 0, ranks - 1));
-  s.peer = static_cast<int>(c.uint("peer", ranks > 1 ? 1 : 0, 0, ranks - 1));
+  s.root = static_cast<int>(c.uint_in("root", 0, 0, ranks - 1));
+  s.peer = static_cast<int>(c.uint_in("peer", ranks > 1 ? 1 : 0, 0, ranks - 1));
   if (s.op == collectives::Op::SendRecv && s.peer == s.root) {
     c.fail_key("peer", fmt::format("is the sender (root {}): send/recv needs two ranks", s.root));
   }
-  s.min_bytes = c.bytes("min_bytes", s.min_bytes, 1, 1ULL << 40);
-  s.max_bytes = c.bytes("max_bytes", s.max_bytes, 1, 1ULL << 40);
+  s.min_bytes = c.bytes("min_bytes", s.min_bytes);
+  s.max_bytes = c.bytes("max_bytes", s.max_bytes);
   if (s.max_bytes < s.min_bytes) {
     c.fail_key("max_bytes",
                fmt::format("({} B) is below min_bytes ({} B)", s.max_bytes, s.min_bytes));
   }
-  s.step_factor = c.uint("step_factor", s.step_factor, 1, 1024);
-  s.step_bytes = c.bytes("step_bytes", s.step_bytes, 1, 1ULL << 40);
+  s.step_factor = c.uint("step_factor", s.step_factor);
+  s.step_bytes = c.bytes("step_bytes", s.step_bytes);
   if (s.step_factor > 1 && c.has("step_bytes")) {
     c.fail_key("step_bytes", fmt::format("steps a linear sweep, but step_factor is {}: set "
                                          "step_factor: 1 (nccl-tests -f 1)",
@@ -234,13 +227,11 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
                              sizes, s.step_bytes, kMaxSizes));
     }
   }
-  s.dtype = c.choice("dtype", "float",
-                     {"float", "int8", "uint8", "int32", "uint32", "int64", "uint64", "half",
-                      "double", "bfloat16", "f8e4m3", "f8e5m2"});
+  s.dtype = c.choice("dtype");
   for (const Dtype& d : kDtypes) {
     if (d.name == s.dtype) s.type_size = d.size;
   }
-  s.redop = c.choice("redop", "sum", {"sum", "prod", "min", "max", "avg"});
+  s.redop = c.choice("redop");
 
   read_comm_model(c, topo, gpu, s.hw, s.exec);
   if (s.channels > s.hw.max_channels) {

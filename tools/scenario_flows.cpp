@@ -15,10 +15,10 @@ namespace {
 
 // Keeps an all_to_all on a large cluster from allocating gigabytes before anything runs.
 constexpr std::uint64_t kMaxFlows = 1u << 26;
-constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::uint64_t>::max();
 
 std::uint32_t nic_index(const Section& s, const char* key, std::uint32_t nics) {
-  const std::uint64_t v = s.uint(key, std::nullopt, 0, std::numeric_limits<std::uint32_t>::max());
+  const std::uint64_t v =
+      s.uint_in(key, std::nullopt, 0, std::numeric_limits<std::uint32_t>::max());
   if (v >= nics) {
     s.fail_key(key,
                fmt::format("is NIC {} but the cluster has {} NICs (0 to {})", v, nics, nics - 1));
@@ -83,8 +83,7 @@ std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& top
   if (!s.has("pattern")) {
     s.fail_key("pattern", "is required: one of incast, permutation, all_to_all, list, poisson");
   }
-  const std::string pattern =
-      s.choice("pattern", std::nullopt, {"incast", "permutation", "all_to_all", "list", "poisson"});
+  const std::string pattern = s.choice("pattern", std::nullopt);
   // Keys of the other patterns get a pointed message rather than a spelling hint.
   const Section::Foreign foreign = [&](const std::string& key) -> std::string {
     if (key == "receiver" || key == "senders") return "only pattern incast uses it";
@@ -108,8 +107,8 @@ std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& top
       if (fs.src_nic == fs.dst_nic) {
         f.fail_key("dst", fmt::format("is the source NIC {}: a flow needs two NICs", fs.src_nic));
       }
-      fs.bytes = f.bytes("size", std::nullopt, 1, kMaxBytes);
-      fs.start = f.time("start", 0, 0);
+      fs.bytes = f.bytes("size", std::nullopt);
+      fs.start = f.time("start");
       out.push_back(fs);
     }
     if (out.empty()) s.fail_key("list", "is empty: list at least one flow");
@@ -118,20 +117,21 @@ std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& top
 
   if (pattern == "poisson") {
     s.only({"pattern", "load", "sizes", "duration", "start", "incasts"}, foreign);
-    const double load = s.real("load", std::nullopt, 0, 1, true);
+    const double load = s.real("load", std::nullopt);
     if (!s.has("sizes")) s.fail_key("sizes", "is required: websearch, fb_hadoop or a CSV file");
     const net::FlowSizeCdf sizes = read_sizes(s);
-    const core::Time start = s.time("start", 0, 0);
-    const core::Time duration = s.time("duration", std::nullopt, 1);
+    const core::Time start = s.time("start");
+    const core::Time duration = s.time("duration", std::nullopt);
     if (nics < 2)
       s.fail_key("pattern", fmt::format("needs at least 2 NICs, the cluster has {}", nics));
     net::IncastMix incasts;
     if (s.has("incasts")) {
       const Section mix = s.sub("incasts");
       mix.only({"senders", "size", "load"});
-      incasts.senders = static_cast<std::uint32_t>(mix.uint("senders", std::nullopt, 1, nics - 1));
-      incasts.bytes = mix.bytes("size", std::nullopt, 1, kMaxBytes);
-      incasts.load = mix.real("load", std::nullopt, 0, 1, true);
+      incasts.senders =
+          static_cast<std::uint32_t>(mix.uint_in("senders", std::nullopt, 1, nics - 1));
+      incasts.bytes = mix.bytes("size", std::nullopt);
+      incasts.load = mix.real("load", std::nullopt);
     }
     try {
       std::vector<net::FlowSpec> out =
@@ -147,13 +147,13 @@ std::vector<net::FlowSpec> read_flows(const Section& s, const net::Topology& top
   } else {
     s.only({"pattern", "size", "start"}, foreign);
   }
-  const std::uint64_t size = s.bytes("size", std::nullopt, 1, kMaxBytes);
-  const core::Time start = s.time("start", 0, 0);
+  const std::uint64_t size = s.bytes("size", std::nullopt);
+  const core::Time start = s.time("start");
   if (nics < 2)
     s.fail_key("pattern", fmt::format("needs at least 2 NICs, the cluster has {}", nics));
   if (pattern == "incast") {
     const std::uint32_t receiver = nic_index(s, "receiver", nics);
-    const std::uint64_t senders = s.uint("senders", std::nullopt, 1, kMaxFlows);
+    const std::uint64_t senders = s.uint_in("senders", std::nullopt, 1, kMaxFlows);
     if (senders >= nics) {
       s.fail_key("senders", fmt::format("is {} but only {} of the cluster's {} NICs are not the "
                                         "receiver",

@@ -4,17 +4,20 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include "collectives/tuning.hpp"
 #include "compute/gpu.hpp"
 #include "tools/scenario_parts.hpp"
+#include "tools/units.hpp"
 
 namespace fabricsim::tools {
 namespace {
 
-constexpr std::array<KeyTable, 23> kTables{{
+constexpr std::array<KeyTable, 25> kTables{{
     {"simulation", "simulation", "simulation", "", ""},
     {"phold", "workload.phold", "workload.phold", "", ""},
     {"cluster", "cluster", "cluster", "", ""},
@@ -37,6 +40,8 @@ constexpr std::array<KeyTable, 23> kTables{{
     {"flows", "workload.flows", "workload.flows, by pattern", "", ""},
     {"collectives", "collectives", "collectives", "", ""},
     {"training", "training", "training", "", ""},
+    {"model", "training.model", "training.model", "", ""},
+    {"jobs_model", "training.jobs[i].model", "training.jobs[i].model", "model", ""},
     {"jobs", "training.jobs[i]", "training.jobs[i]", "training", ""},
     {"sweep", "sweep", "sweep", "", ""},
 }};
@@ -74,8 +79,18 @@ constexpr KeyInfo kRows[] = {
      "NIC to its switch"},
     {"cluster", "`degraded_links`", "list of `{a, b, rate}`", "none",
      "every link between nodes `a` and `b` (names as `fabricsim topo --dot` writes them, e.g. `leaf0`, `spine1`, `host3.nic0`) runs at `rate`, at most its built rate, in both directions: a port that negotiated a lower speed, a failing optic. Any topology kind"},
+    {"cluster", "`degraded_links[i].a`, `degraded_links[i].b`", "text, a node name", "required",
+     "the link's two ends"},
+    {"cluster", "`degraded_links[i].rate`", "rate", "required",
+     "the rate it runs at"},
     {"cluster", "`failed_links`", "list of `{a, b, at, until}`", "none",
      "every link between nodes `a` and `b` goes down at `at` and is back at `until` (left out: never; a NIC's own link must come back). While down, frames sent on it or on the wire are lost (counted as \"frames lost on failed links\", recovered by go-back-N or the timeout), and every switch routes around it; times count from the start of the run (each size of a collectives sweep is its own run). Packet level only; refused when it cuts the fabric in two. `docs/network.md`, \"Link failures\""},
+    {"cluster", "`failed_links[i].a`, `failed_links[i].b`", "text, a node name", "required",
+     "the link's two ends"},
+    {"cluster", "`failed_links[i].at`", "time >= 0", "required",
+     "when it goes down"},
+    {"cluster", "`failed_links[i].until`", "time >= 1ps, after `at`", "never",
+     "when it is back"},
     {"cluster", "*per kind*", "", "",
      "see 3.3.3"},
     // cluster.host
@@ -105,45 +120,45 @@ constexpr KeyInfo kRows[] = {
     {"link", "`delay`", "time >= 1ps", "required",
      "propagation delay (zero would leave the parallel kernel no lookahead)"},
     // topology single
-    {"single", "`hosts`", "count >= 1", "required",
+    {"single", "`hosts`", "count 1-1048576", "required",
      "hosts"},
     // topology fat_tree
-    {"fat_tree", "`leaves`", "count >= 1", "required",
+    {"fat_tree", "`leaves`", "count 1-1048576", "required",
      "leaf switches"},
-    {"fat_tree", "`hosts_per_leaf`", "count >= 1", "required",
+    {"fat_tree", "`hosts_per_leaf`", "count 1-1048576", "required",
      "hosts under each leaf"},
-    {"fat_tree", "`spines`", "count >= 0", "`0`",
+    {"fat_tree", "`spines`", "count 0-1048576", "`0`",
      "spine switches; `0` = one spine per uplink. Otherwise each leaf has uplinks / `spines` parallel links to every spine, and the uplink count must be a multiple of `spines`"},
     {"fat_tree", "`oversubscription`", "ratio in (0, 1024]", "`1`",
      "host-facing : spine-facing bandwidth per leaf (1 = non-blocking, 3 = 3:1). Uplinks per leaf = ceil(`hosts_per_leaf` x `nics` x nic rate / (`oversubscription` x uplink rate)), at least 1 and at most 65,536 (a slower uplink is refused)"},
     {"fat_tree", "`uplink`", "link", "required",
      "leaf to spine"},
     // topology fat_tree_3tier
-    {"fat_tree_3tier", "`k`", "count >= 2, even", "required",
+    {"fat_tree_3tier", "`k`", "count 2-1048576, even", "required",
      "switch radix"},
     {"fat_tree_3tier", "`edge_agg`", "link", "required",
      "edge to aggregation"},
     {"fat_tree_3tier", "`agg_core`", "link", "required",
      "aggregation to core"},
     // topology rail_optimized
-    {"rail_optimized", "`hosts`", "count >= 1", "required",
+    {"rail_optimized", "`hosts`", "count 1-1048576", "required",
      "hosts"},
-    {"rail_optimized", "`hosts_per_group`", "count >= 1", "required",
+    {"rail_optimized", "`hosts_per_group`", "count 1-1048576", "required",
      "hosts per rail group (one leaf per rail per group)"},
-    {"rail_optimized", "`spines`", "count >= 1", "required",
+    {"rail_optimized", "`spines`", "count 1-1048576", "required",
      "spine switches: rails meet only there"},
-    {"rail_optimized", "`links_per_spine`", "count >= 1", "`1`",
+    {"rail_optimized", "`links_per_spine`", "count 1-1048576", "`1`",
      "parallel links between each leaf and each spine"},
     {"rail_optimized", "`uplink`", "link", "required",
      "leaf to spine"},
     // topology dragonfly
-    {"dragonfly", "`groups`", "count >= 1", "required",
+    {"dragonfly", "`groups`", "count 1-1048576", "required",
      "groups"},
-    {"dragonfly", "`routers_per_group`", "count >= 1", "required",
+    {"dragonfly", "`routers_per_group`", "count 1-1048576", "required",
      "routers per group"},
-    {"dragonfly", "`hosts_per_router`", "count >= 1", "required",
+    {"dragonfly", "`hosts_per_router`", "count 1-1048576", "required",
      "hosts per router"},
-    {"dragonfly", "`global_links_per_router`", "count >= 0", "required",
+    {"dragonfly", "`global_links_per_router`", "count 0-1048576", "required",
      "global ports per router"},
     {"dragonfly", "`local`", "link", "required",
      "router to router inside a group"},
@@ -152,7 +167,7 @@ constexpr KeyInfo kRows[] = {
     // topology torus, mesh
     {"torus", "`dims`", "list of 2 or 3 counts, each 1-1024", "required",
      "size of each dimension, e.g. `[4, 4]`"},
-    {"torus", "`hosts_per_switch`", "count >= 1", "required",
+    {"torus", "`hosts_per_switch`", "count 1-1048576", "required",
      "hosts on each switch"},
     {"torus", "`link`", "link", "required",
      "switch to neighbouring switch"},
@@ -202,7 +217,7 @@ constexpr KeyInfo kRows[] = {
      "a receiver re-sends a NACK for the same gap only after this long"},
     {"network", "`out_of_order`", "bool", "`false`",
      "receivers place out-of-order packets (losses then recover by `rto`) instead of go-back-N; not supported with `collectives`"},
-    {"network", "`buffer`", "size >= one full packet (`mtu` + 82 B)", "`32MB` (HPCC-ns3, SimAI BUFFER_SIZE)",
+    {"network", "`buffer`", "size >= 1B, at least one full packet (`mtu` + 82 B)", "`32MB` (HPCC-ns3, SimAI BUFFER_SIZE)",
      "shared packet buffer per switch"},
     {"network", "`pfc`", "bool", "`true`",
      "lossless (PFC) or lossy (drop on overflow)"},
@@ -292,7 +307,7 @@ constexpr KeyInfo kRows[] = {
      "`hpcc_ns3`: the reference RDMA model's TIMELY (HPCC-ns3 UpdateRateTimely) with the settings of its authors' experiments (run.py); `paper`: Algorithm 1 with the paper's parameters. The defaults below are `hpcc_ns3`'s, `paper`'s in brackets"},
     {"timely", "`t_low`", "time >= 1ps", "`50us`",
      "below it the rate increases"},
-    {"timely", "`t_high`", "time > `t_low`", "`500us`",
+    {"timely", "`t_high`", "time >= 1ps, above `t_low`", "`500us`",
      "above it the rate decreases"},
     {"timely", "`min_rtt`", "time >= 1ps", "`20us`",
      "normalises the RTT gradient"},
@@ -322,15 +337,15 @@ constexpr KeyInfo kRows[] = {
      "bytes per flow (`incast`, `permutation`, `all_to_all`)"},
     {"flows", "`start`", "time >= 0", "`0us`",
      "when every flow starts"},
-    {"flows", "`receiver`", "NIC index", "required (`incast`)",
+    {"flows", "`receiver`", "count, a NIC index", "required (`incast`)",
      "the receiving NIC"},
     {"flows", "`senders`", "count, 1 to NICs-1", "required (`incast`)",
      "how many NICs send"},
     {"flows", "`list`", "list of mappings, at least one", "required (`list`)",
      "one mapping per flow"},
-    {"flows", "`list[i].src`", "NIC index", "required",
+    {"flows", "`list[i].src`", "count, a NIC index", "required",
      "sending NIC"},
-    {"flows", "`list[i].dst`", "NIC index, not `src`", "required",
+    {"flows", "`list[i].dst`", "count, a NIC index other than `src`", "required",
      "receiving NIC"},
     {"flows", "`list[i].size`", "size >= 1B", "required",
      "bytes"},
@@ -400,23 +415,23 @@ constexpr KeyInfo kRows[] = {
     // training
     {"training", "`model`", "name, file, or mapping", "required",
      "a model of `workload/models/` by name (`gpt3-175b`, `llama3-405b`, `mixtral-8x7b`, ...), a `.yaml` file (relative to the scenario), or the model's keys inline (below)"},
-    {"training", "`tp`", "count >= 1", "`1`",
+    {"training", "`tp`", "count 1-65536", "`1`",
      "tensor-parallel size; divides the heads, `ffn_hidden` and the vocabulary"},
-    {"training", "`pp`", "count >= 1", "`1`",
+    {"training", "`pp`", "count 1-65536", "`1`",
      "pipeline stages; `pp x virtual_stages` divides the layers"},
-    {"training", "`dp`", "count >= 1", "GPUs / (tp x pp)",
+    {"training", "`dp`", "count 1-1048576", "GPUs / (tp x pp)",
      "data-parallel size"},
-    {"training", "`ep`", "count >= 1, divides `dp` and the experts", "`1`",
+    {"training", "`ep`", "count 1-65536, divides `dp` and the experts", "`1`",
      "expert parallelism (MoE models only)"},
     {"training", "`sequence_parallel`", "bool", "`false`",
      "Megatron's sequence parallelism (all-gather / reduce-scatter instead of all-reduce); needs `tp > 1`"},
     {"training", "`schedule`", "choice: `1f1b`, `gpipe`, `interleaved`", "`1f1b`",
      "pipeline schedule"},
-    {"training", "`virtual_stages`", "count >= 1", "`2` with `interleaved`, else `1`",
+    {"training", "`virtual_stages`", "count 1-1024", "`2` with `interleaved`, else `1`",
      "model chunks per pipeline rank (interleaved only); micro-batches per replica must divide by `pp`"},
-    {"training", "`micro_batch`", "count >= 1", "`1`",
+    {"training", "`micro_batch`", "count 1-1048576", "`1`",
      "sequences per micro-batch"},
-    {"training", "`global_batch`", "count, a multiple of `micro_batch x dp`", "required",
+    {"training", "`global_batch`", "count 1-1073741824, a multiple of `micro_batch x dp`", "required",
      "sequences per iteration"},
     {"training", "`recompute`", "choice: `none`, `selective`, `full`", "`none`",
      "activation recomputation (Korthikanti et al. 2022)"},
@@ -430,7 +445,7 @@ constexpr KeyInfo kRows[] = {
      "compute type of weights and activations"},
     {"training", "`grad_dtype`", "choice: `fp32`, `bf16`, `fp16`", "`fp32`",
      "type of gradient reductions (Megatron accumulates in FP32 by default)"},
-    {"training", "`bucket_params`", "count >= 0", "`0`",
+    {"training", "`bucket_params`", "count 0-1099511627776", "`0`",
      "parameters per gradient bucket; `0`: Megatron-Core's default, max(40M, 1M x dp)"},
     {"training", "`overlap_grad_reduce`", "bool", "`true`",
      "reduce each bucket as soon as its gradients exist, overlapped with the backward"},
@@ -442,6 +457,12 @@ constexpr KeyInfo kRows[] = {
      "several jobs sharing the cluster, each on the hosts it lists; the section's own job keys (`model` to `overlap_grad_reduce`) are every job's defaults. Needs `network: packet`; not with `import`"},
     {"training", "`stragglers`", "list of `{host, gpu, factor}`", "none",
      "GPUs whose kernels take `factor` (0.1-100) times as long: `host` by index (cluster order), `gpu` its local index (omitted: every GPU of the host). The replicas then differ, so `isolated` runs them all too. Also with `import`"},
+    {"training", "`stragglers[i].host`", "count 0 to hosts-1", "required",
+     "the straggler's host, by index in cluster order"},
+    {"training", "`stragglers[i].gpu`", "count 0 to the host's GPUs-1", "every GPU of the host",
+     "the straggler's GPU on that host"},
+    {"training", "`stragglers[i].factor`", "ratio in [0.1, 100]", "required",
+     "how many times as long its kernels take"},
     {"training", "`import`", "path, relative to the scenario", "none",
      "a workload to run instead of a model: an AICB file, or with `format: chakra` the traces' prefix (rank r's file is `<prefix>.<r>.et`, one per GPU; `<prefix>.<r>.json` with `format: chakra_json`); then only `format`, `comm_groups`, `issue_order`, `network`, `stragglers` and the collective-model keys below are allowed (\"Imported workloads\" below)"},
     {"training", "`format`", "choice: `aicb`, `chakra`, `chakra_json`", "`aicb`",
@@ -452,6 +473,33 @@ constexpr KeyInfo kRows[] = {
      "with `format: chakra` or `chakra_json`: what a rank's free CPU, compute or communication stream runs next: `ready`, the lowest-id node whose dependencies are done (ASTRA-sim's rule); `id`, the next node in id order, waiting for it if it is not ready (a CUDA stream's rule: kernels run in the order they were issued)"},
     {"training", "`max_channels`, `nvls`, `nvlink_efficiency`, `nvls_efficiency`, `latencies`, `step_latency`, `step_latency_per`, `nics`, `host_delay`, `nccl_version`", "as in `collectives`", "as there",
      "how the training's collectives are planned and run"},
+    // training.model
+    {"model", "`name`", "text", "`model` (inline) or the file's name",
+     "the model's name in the output"},
+    {"model", "`layers`", "count 1-100000", "required",
+     "transformer layers"},
+    {"model", "`hidden`", "count 1-1048576", "required",
+     "hidden size"},
+    {"model", "`ffn_hidden`", "count 1-4194304", "4 x `hidden`",
+     "MLP hidden size (per expert for MoE)"},
+    {"model", "`heads`", "count 1-16384, divides `hidden`", "required",
+     "attention heads"},
+    {"model", "`kv_heads`", "count 1-16384, divides `heads`", "as `heads`",
+     "key/value heads (fewer than `heads`: grouped-query attention)"},
+    {"model", "`seq_len`", "count 1-16777216", "required",
+     "sequence length"},
+    {"model", "`vocab`", "count 1-16777216", "required",
+     "vocabulary size"},
+    {"model", "`experts`", "count 1-65536", "`1`",
+     "experts per MoE layer (`1`: a dense model)"},
+    {"model", "`top_k`", "count 1-65536, at most `experts`", "`1`",
+     "experts each token is routed to"},
+    {"model", "`swiglu`", "bool", "`false`",
+     "a SwiGLU MLP (three weight matrices) instead of GeLU (two)"},
+    {"model", "`causal`", "bool", "`true`",
+     "causal attention mask: the attention kernels do half the work (`compute/kernel.cpp`)"},
+    {"model", "`source`", "text", "none",
+     "where the figures come from (kept with the model, not used)"},
     // training.jobs[i]
     {"jobs", "`name`", "text, unique: 1-64 letters, digits, `_`, `-`, `.` (not first)", "`job<i>`",
      "the job's name in the output (`== job NAME`, `trace_NAME.json`, results.json's `jobs`)"},
@@ -512,6 +560,95 @@ bool starts_at_boundary(std::string_view text, std::string_view prefix) {
 }
 
 }  // namespace
+
+KeyDomain key_domain(std::string_view type) {
+  using Kind = KeyDomain::Kind;
+  KeyDomain d;
+  if (type == "bool") {
+    d.kind = Kind::kBool;
+    return d;
+  }
+  if (type == "rate" || type == "rate > 0") {  // a rate is always above zero
+    d.kind = Kind::kRate;
+    return d;
+  }
+  if (type.starts_with("choice: ")) {
+    d.kind = Kind::kChoice;
+    d.options = backticked(type);
+    d.bounded = !d.options.empty();
+    return d;
+  }
+  const auto take = [&](std::string_view word) {
+    if (!type.starts_with(word)) return false;
+    type.remove_prefix(word.size());
+    return true;
+  };
+  if (take("ratio in ")) {
+    d.kind = Kind::kRatio;
+    const auto comma = type.find(", ");
+    if (type.size() < 6 || comma == std::string_view::npos) return d;
+    const char open = type.front();
+    const auto close = type.find_first_of(")]", comma);
+    if ((open != '(' && open != '[') || close == std::string_view::npos) return d;
+    const std::string lo(type.substr(1, comma - 1));
+    const std::string hi(type.substr(comma + 2, close - comma - 2));
+    try {
+      d.lo_real = std::stod(lo);
+      d.hi_real = std::stod(hi);
+    } catch (const std::exception&) {
+      return d;
+    }
+    d.lo_open = open == '(';
+    d.hi_open = type[close] == ')';
+    d.bounded = true;
+    return d;
+  }
+  if (take("count")) {
+    d.kind = Kind::kCount;
+  } else if (take("size")) {
+    d.kind = Kind::kSize;
+  } else if (take("time")) {
+    d.kind = Kind::kTime;
+  } else {
+    return d;
+  }
+  // A whole number, a size or a time; "0" needs no unit.
+  const auto value = [&](std::string_view text, std::uint64_t& out) {
+    if (text == "2^64-1") {
+      out = std::numeric_limits<std::uint64_t>::max();
+      return true;
+    }
+    if (text == "0") {
+      out = 0;
+      return true;
+    }
+    try {
+      if (d.kind == Kind::kSize) {
+        out = parse_bytes(text);
+      } else if (d.kind == Kind::kTime) {
+        out = static_cast<std::uint64_t>(parse_time(text));
+      } else {
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+        return ec == std::errc() && end == text.data() + text.size();
+      }
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
+    return true;
+  };
+  if (!take(" ")) return d;
+  const std::string_view spec = type.substr(0, type.find_first_of(",;"));
+  d.hi = d.kind == Kind::kTime ? static_cast<std::uint64_t>(core::kTimeMax)
+                               : std::numeric_limits<std::uint64_t>::max();
+  if (spec.starts_with(">= ")) {
+    d.bounded = value(spec.substr(3), d.lo);
+    return d;
+  }
+  const auto dash = spec.find('-');
+  if (dash == std::string_view::npos) return d;
+  d.bounded = value(spec.substr(0, dash), d.lo) && value(spec.substr(dash + 1), d.hi);
+  return d;
+}
 
 std::span<const KeyTable> key_tables() {
   return kTables;

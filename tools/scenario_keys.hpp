@@ -1,9 +1,13 @@
 #pragma once
 // Every scenario key, registered once: the table it belongs to, its type and unit, its default
 // (with the default's source) and what it means. `fabricsim info` prints it, the key tables of
-// docs/scenarios.md are generated from it (`fabricsim info --docs`), and tests check it against
-// what the readers read: every key they read is registered, and every literal default written
-// here is the one they apply.
+// docs/scenarios.md are generated from it (`fabricsim info --docs`), and the readers take from
+// it what each key admits: a count's or size's range, a ratio's interval, a choice's words
+// (key_domain; tools/yaml_section.hpp) and every default the registry states as a plain value.
+// The defaults the library's own structs hold (net/config.hpp, net/cc/params.hpp, the GPU
+// catalog), which the library needs without a scenario, are shown here as values, and a test
+// checks that each is the one the readers apply; so do every key read and every key registered.
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +37,28 @@ struct KeyInfo {
   std::string_view def;      // default and its source ("" in a table without defaults)
   std::string_view meaning;  // what it does
 };
+
+// What a row's type cell admits, read from the cell itself, so that a reader accepts exactly
+// what `fabricsim info` and docs/scenarios.md state (Section's typed reads look it up by key
+// path). Only the cell's leading part counts: a condition after a comma or a semicolon
+// ("count >= 1, divides `dp` ...") is the reader's own check, and a bound set by other keys
+// ("count 0 to ranks-1", "time > `t_low`") leaves `bounded` false.
+struct KeyDomain {
+  enum class Kind { kCount, kSize, kTime, kRatio, kRate, kBool, kChoice, kOther };
+  Kind kind = Kind::kOther;
+  bool bounded = false;
+  // Count; size in bytes; time in picoseconds. Inclusive; `hi` is the type's maximum when the
+  // cell states no upper bound.
+  std::uint64_t lo = 0;
+  std::uint64_t hi = 0;
+  double lo_real = 0, hi_real = 0;  // ratio
+  bool lo_open = false, hi_open = false;
+  std::vector<std::string> options;  // choice
+};
+
+// The domain a type cell states ("count 1-1024", "ratio in (0, 1]", "time >= 1ps",
+// "choice: `a`, `b`"); kind kOther for cells that are no single value ("link", "section").
+KeyDomain key_domain(std::string_view type);
 
 std::span<const KeyTable> key_tables();
 std::span<const KeyInfo> key_rows();

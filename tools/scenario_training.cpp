@@ -27,17 +27,17 @@ workload::ModelSpec read_model_keys(const Section& s) {
           "experts", "top_k", "swiglu", "causal", "source"});
   workload::ModelSpec m;
   m.name = s.has("name") ? s.text("name") : "model";
-  m.layers = static_cast<int>(s.uint("layers", std::nullopt, 1, 100000));
-  m.hidden = static_cast<int>(s.uint("hidden", std::nullopt, 1, 1u << 20));
-  m.ffn_hidden = static_cast<int>(s.uint("ffn_hidden", 4ull * m.hidden, 1, 1u << 22));
-  m.heads = static_cast<int>(s.uint("heads", std::nullopt, 1, 1u << 14));
-  m.kv_heads = static_cast<int>(s.uint("kv_heads", m.heads, 1, 1u << 14));
-  m.seq_len = static_cast<int>(s.uint("seq_len", std::nullopt, 1, 1u << 24));
-  m.vocab = static_cast<int>(s.uint("vocab", std::nullopt, 1, 1u << 24));
-  m.experts = static_cast<int>(s.uint("experts", 1, 1, 1u << 16));
-  m.top_k = static_cast<int>(s.uint("top_k", 1, 1, 1u << 16));
-  m.swiglu = s.boolean("swiglu", false);
-  m.causal = s.boolean("causal", true);
+  m.layers = static_cast<int>(s.uint("layers", std::nullopt));
+  m.hidden = static_cast<int>(s.uint("hidden", std::nullopt));
+  m.ffn_hidden = static_cast<int>(s.uint("ffn_hidden", 4ull * m.hidden));
+  m.heads = static_cast<int>(s.uint("heads", std::nullopt));
+  m.kv_heads = static_cast<int>(s.uint("kv_heads", m.heads));
+  m.seq_len = static_cast<int>(s.uint("seq_len", std::nullopt));
+  m.vocab = static_cast<int>(s.uint("vocab", std::nullopt));
+  m.experts = static_cast<int>(s.uint("experts"));
+  m.top_k = static_cast<int>(s.uint("top_k"));
+  m.swiglu = s.boolean("swiglu");
+  m.causal = s.boolean("causal");
   if (s.has("source")) m.source = s.text("source");
   if (m.hidden % m.heads != 0) {
     s.fail_key("heads", fmt::format("({}) must divide hidden ({})", m.heads, m.hidden));
@@ -98,6 +98,7 @@ workload::ModelSpec read_model(const Section& t) {
     buf << in.rdbuf();
     ParseContext ctx;
     ctx.file = p.string();
+    ctx.registry_root = "training.model";  // a model file holds the inline keys
     YAML::Node root;
     try {
       root = YAML::Load(buf.str());
@@ -115,9 +116,8 @@ workload::ModelSpec read_model(const Section& t) {
 
 // `network`: how the iteration's communications meet the network.
 workload::CommMode read_comm_mode(const Section& t) {
-  return t.choice("network", "packet", {"packet", "isolated"}) == "packet"
-             ? workload::CommMode::Packet
-             : workload::CommMode::Isolated;
+  return t.choice("network") == "packet" ? workload::CommMode::Packet
+                                         : workload::CommMode::Isolated;
 }
 
 // `stragglers`: GPUs (or every GPU of a host) whose kernels run slower by a factor. Returns one
@@ -130,16 +130,16 @@ std::vector<double> read_stragglers(const Section& t, const net::Topology& topo)
   for (const Section& s : t.items("stragglers")) {
     s.only({"host", "gpu", "factor"});
     const auto host = static_cast<std::uint32_t>(
-        s.uint("host", std::nullopt, 0, static_cast<std::uint64_t>(topo.hosts.size()) - 1));
+        s.uint_in("host", std::nullopt, 0, static_cast<std::uint64_t>(topo.hosts.size()) - 1));
     const std::uint32_t n = topo.hosts[host].gpus;
     if (n == 0) s.fail_key("host", fmt::format("host {} has no GPUs", topo.hosts[host].name));
     std::uint32_t lo = 0, hi = n;
     if (s.has("gpu")) {
-      lo = static_cast<std::uint32_t>(s.uint("gpu", std::nullopt, 0, n - 1));
+      lo = static_cast<std::uint32_t>(s.uint_in("gpu", std::nullopt, 0, n - 1));
       hi = lo + 1;
     }
     // Kernels up to 100x slower (or a faster GPU, down to a tenth of the time).
-    const double factor = s.real("factor", std::nullopt, 0.1, 100.0);
+    const double factor = s.real("factor", std::nullopt);
     if (out.empty()) out.assign(gpus, 1.0);
     for (std::uint32_t g = lo; g < hi; ++g) out[first_rank[host] + g] = factor;
   }
@@ -236,7 +236,7 @@ void read_chakra(const Section& t, std::uint32_t gpus, bool json, TrainingSectio
   } catch (const std::invalid_argument& e) {
     t.fail_key("import", e.what());
   }
-  s.imported->ready_order = t.choice("issue_order", "ready", {"ready", "id"}) == "ready";
+  s.imported->ready_order = t.choice("issue_order") == "ready";
   s.config.tp = 1;
   s.config.dp = static_cast<int>(gpus);
   s.imported_from = prefix.string() + ".<rank>" + ext;
@@ -250,7 +250,7 @@ void read_chakra(const Section& t, std::uint32_t gpus, bool json, TrainingSectio
 TrainingSection read_import(const Section& t, const net::Topology& topo) {
   t.only(
       comm_model_keys({"import", "format", "comm_groups", "issue_order", "network", "stragglers"}));
-  const std::string format = t.choice("format", "aicb", {"aicb", "chakra", "chakra_json"});
+  const std::string format = t.choice("format");
   const bool chakra = format == "chakra" || format == "chakra_json";
   for (const char* key : {"comm_groups", "issue_order"}) {
     if (!chakra && t.has(key)) t.fail_key(key, "goes with format: chakra or chakra_json only");
@@ -295,8 +295,8 @@ void read_job(const Section& t, const YAML::Node& at, const std::string& owner, 
               const compute::GpuSpec& gpu, workload::ModelSpec& model,
               workload::TrainingConfig& c) {
   model = read_model(t);
-  c.tp = static_cast<int>(t.uint("tp", 1, 1, 1u << 16));
-  c.pp = static_cast<int>(t.uint("pp", 1, 1, 1u << 16));
+  c.tp = static_cast<int>(t.uint("tp"));
+  c.pp = static_cast<int>(t.uint("pp"));
   // Products in 64 bits: tp and pp may each be 2^16, and their product must not wrap.
   const std::uint64_t tp_pp = std::uint64_t(c.tp) * std::uint64_t(c.pp);
   if (tp_pp > gpus) {
@@ -304,39 +304,37 @@ void read_job(const Section& t, const YAML::Node& at, const std::string& owner, 
                                                       c.tp, c.pp, tp_pp, owner, gpus));
   }
   // Data parallelism fills the GPUs unless given.
-  c.dp = static_cast<int>(t.uint("dp", gpus % tp_pp == 0 ? gpus / tp_pp : 1, 1, 1u << 20));
+  c.dp = static_cast<int>(t.uint("dp", gpus % tp_pp == 0 ? gpus / tp_pp : 1));
   const std::uint64_t world = tp_pp * std::uint64_t(c.dp);
   if (world != gpus) {
     t.fail_key(t.has("dp") ? "dp" : "tp",
                fmt::format("tp x pp x dp = {} x {} x {} = {}, but {} has {} GPUs", c.tp, c.pp, c.dp,
                            world, owner, gpus));
   }
-  c.ep = static_cast<int>(t.uint("ep", 1, 1, 1u << 16));
-  c.sequence_parallel = t.boolean("sequence_parallel", false);
-  const std::string sched = t.choice("schedule", "1f1b", {"1f1b", "gpipe", "interleaved"});
+  c.ep = static_cast<int>(t.uint("ep"));
+  c.sequence_parallel = t.boolean("sequence_parallel");
+  const std::string sched = t.choice("schedule");
   c.schedule = sched == "gpipe"         ? workload::Schedule::GPipe
                : sched == "interleaved" ? workload::Schedule::Interleaved
                                         : workload::Schedule::OneFOneB;
   c.virtual_stages = static_cast<int>(
-      t.uint("virtual_stages", c.schedule == workload::Schedule::Interleaved ? 2 : 1, 1, 1024));
-  c.micro_batch = static_cast<int>(t.uint("micro_batch", 1, 1, 1u << 20));
-  c.global_batch = static_cast<int>(t.uint("global_batch", std::nullopt, 1, 1u << 30));
-  const std::string rc = t.choice("recompute", "none", {"none", "selective", "full"});
+      t.uint("virtual_stages", c.schedule == workload::Schedule::Interleaved ? 2 : 1));
+  c.micro_batch = static_cast<int>(t.uint("micro_batch"));
+  c.global_batch = static_cast<int>(t.uint("global_batch", std::nullopt));
+  const std::string rc = t.choice("recompute");
   c.recompute = rc == "selective" ? workload::Recompute::Selective
                 : rc == "full"    ? workload::Recompute::Full
                                   : workload::Recompute::None;
-  c.zero = static_cast<int>(t.uint("zero", 0, 0, 3));
-  c.attention = t.choice("attention", "flash", {"flash", "unfused"}) == "flash"
-                    ? workload::AttentionImpl::Flash
-                    : workload::AttentionImpl::Unfused;
-  c.memory_kernels = t.choice("memory_kernels", "tuned", {"tuned", "compiled"}) == "compiled"
-                         ? compute::MemoryImpl::Compiled
-                         : compute::MemoryImpl::Tuned;
-  const std::string dt = t.choice("dtype", "bf16", {"bf16", "fp16"});
+  c.zero = static_cast<int>(t.uint("zero"));
+  c.attention = t.choice("attention") == "flash" ? workload::AttentionImpl::Flash
+                                                 : workload::AttentionImpl::Unfused;
+  c.memory_kernels = t.choice("memory_kernels") == "compiled" ? compute::MemoryImpl::Compiled
+                                                              : compute::MemoryImpl::Tuned;
+  const std::string dt = t.choice("dtype");
   c.dtype = dt == "fp16" ? compute::Dtype::FP16 : compute::Dtype::BF16;
-  c.grad_bytes = t.choice("grad_dtype", "fp32", {"fp32", "bf16", "fp16"}) == "fp32" ? 4 : 2;
-  c.bucket_params = t.uint("bucket_params", 0, 0, 1ull << 40);
-  c.overlap_grad_reduce = t.boolean("overlap_grad_reduce", true);
+  c.grad_bytes = t.choice("grad_dtype") == "fp32" ? 4 : 2;
+  c.bucket_params = t.uint("bucket_params");
+  c.overlap_grad_reduce = t.boolean("overlap_grad_reduce");
   try {
     workload::validate(model);
     workload::validate(c, model);
@@ -378,7 +376,7 @@ void read_jobs(const Section& t, const net::Topology& topo, TrainingSection& s) 
         item.fail_key("name", fmt::format("'{}' names job {} already", job.name, k));
       }
     }
-    job.start = item.time("start", 0, 0);
+    job.start = item.time("start");
     const std::vector<std::uint32_t> hosts =
         item.uints("hosts", 0, static_cast<std::uint32_t>(topo.hosts.size() - 1));
     if (hosts.empty()) item.fail_key("hosts", "lists no host");

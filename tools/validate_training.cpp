@@ -16,6 +16,7 @@ std::vector<TrainingCase> load_training_manifest(const std::string& path) {
   const YAML::Node root = read_manifest(path, "training manifest");
   ParseContext ctx;
   ctx.file = path;
+  ctx.registered = false;
   const Section top(root, ctx, "");
   top.only({"cases"});
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
@@ -25,7 +26,7 @@ std::vector<TrainingCase> load_training_manifest(const std::string& path) {
     TrainingCase c;
     c.name = s.text("name");
     c.scenario = (dir / s.text("scenario")).string();
-    c.measured_s = s.real("measured_s", std::nullopt, 0, 1e9, true);
+    c.measured_s = s.real_in("measured_s", std::nullopt, 0, 1e9, true);
     c.source = s.text("source");
     c.long_run = s.boolean("long", false);
     out.push_back(std::move(c));

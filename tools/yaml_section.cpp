@@ -162,8 +162,64 @@ std::optional<std::string> Section::scalar(const char* key, bool required,
   return v.Scalar();
 }
 
-std::uint64_t Section::uint(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
-                            std::uint64_t max) const {
+const KeyInfo& Section::registered_row(const char* key) const {
+  const std::string& root = ctx_->registry_root;
+  std::string path = join(key);
+  if (!root.empty()) path = root + "." + path;
+  const KeyInfo* row = find_key(path, ctx_->topology);
+  // A section that takes another's keys ("as in `collectives`", a job's "as above": its
+  // table's fallback) takes their rows too.
+  if (row && row->type.starts_with("as in `")) {
+    row = find_key(backticked(row->type).front() + "." + key, ctx_->topology);
+  } else if (row && row->type == "as above") {
+    for (const KeyTable& t : key_tables()) {
+      if (t.id != row->table) continue;
+      for (const KeyTable& f : key_tables()) {
+        if (f.id == t.fallback) row = find_key(std::string(f.prefix) + "." + key, ctx_->topology);
+      }
+      break;
+    }
+  }
+  if (!row) {
+    throw std::logic_error(fmt::format(
+        "scenario key '{}' is read but not in the key registry (tools/scenario_keys.cpp)", path));
+  }
+  return *row;
+}
+
+KeyDomain Section::domain(const char* key, KeyDomain::Kind kind, bool bounded) const {
+  if (!ctx_->registered) {
+    if (!bounded) {
+      KeyDomain d;
+      d.kind = kind;
+      return d;
+    }
+    throw std::logic_error(
+        fmt::format("'{}' is not a scenario key: read it with its bounds", join(key)));
+  }
+  const KeyInfo& row = registered_row(key);
+  KeyDomain d = key_domain(row.type);
+  if (d.kind != kind || (bounded && !d.bounded)) {
+    throw std::logic_error(fmt::format(
+        "the key registry states '{}' as \"{}\", which its reader cannot take{}", join(key),
+        row.type, bounded && d.kind == kind ? " without a bound of its own" : ""));
+  }
+  return d;
+}
+
+std::optional<std::string> Section::stated_default(const char* key) const {
+  const KeyInfo& row = registered_row(key);
+  if (row.def == "required") return std::nullopt;
+  if (!row.def.starts_with('`')) {
+    throw std::logic_error(fmt::format(
+        "the key registry states the default of '{}' in words (\"{}\"): its reader must give it",
+        join(key), row.def));
+  }
+  return backticked(row.def).front();
+}
+
+std::uint64_t Section::read_uint(const char* key, std::optional<std::uint64_t> def,
+                                 std::uint64_t min, std::uint64_t max) const {
   const auto s = scalar(key, !def, std::to_string(min));
   if (!s) {
     record(key, std::to_string(*def), false);
@@ -181,7 +237,20 @@ std::uint64_t Section::uint(const char* key, std::optional<std::uint64_t> def, s
   return out;
 }
 
-core::Time Section::time(const char* key, std::optional<core::Time> def, core::Time min) const {
+std::uint64_t Section::uint(const char* key, std::optional<std::uint64_t> def) const {
+  const KeyDomain d = domain(key, KeyDomain::Kind::kCount, true);
+  return read_uint(key, def, d.lo, d.hi);
+}
+
+std::uint64_t Section::uint_in(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
+                               std::uint64_t max) const {
+  const KeyDomain d = domain(key, KeyDomain::Kind::kCount, false);
+  return d.bounded ? read_uint(key, def, std::max(min, d.lo), std::min(max, d.hi))
+                   : read_uint(key, def, min, max);
+}
+
+core::Time Section::read_time(const char* key, std::optional<core::Time> def, core::Time min,
+                              core::Time max) const {
   const auto s = scalar(key, !def, "1us");
   if (!s) {
     record(key, format_time_exact(*def), false);
@@ -197,12 +266,28 @@ core::Time Section::time(const char* key, std::optional<core::Time> def, core::T
     fail_key(key, fmt::format("must be at least {}, got {}", format_time_exact(min),
                               format_time_exact(t)));
   }
+  if (t > max) {
+    fail_key(key, fmt::format("must be at most {}, got {}", format_time_exact(max),
+                              format_time_exact(t)));
+  }
   record(key, format_time_exact(t), true);
   return t;
 }
 
-std::uint64_t Section::bytes(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
-                             std::uint64_t max) const {
+core::Time Section::time(const char* key, std::optional<core::Time> def) const {
+  const KeyDomain d = domain(key, KeyDomain::Kind::kTime, true);
+  return read_time(key, def, static_cast<core::Time>(d.lo), static_cast<core::Time>(d.hi));
+}
+
+core::Time Section::time_in(const char* key, std::optional<core::Time> def, core::Time min) const {
+  const KeyDomain d = domain(key, KeyDomain::Kind::kTime, false);
+  return d.bounded ? read_time(key, def, std::max(min, static_cast<core::Time>(d.lo)),
+                               static_cast<core::Time>(d.hi))
+                   : read_time(key, def, min, core::kTimeMax);
+}
+
+std::uint64_t Section::read_bytes(const char* key, std::optional<std::uint64_t> def,
+                                  std::uint64_t min, std::uint64_t max) const {
   const auto s = scalar(key, !def, "4096B");
   if (!s) {
     record(key, format_bytes(*def), false);
@@ -222,7 +307,20 @@ std::uint64_t Section::bytes(const char* key, std::optional<std::uint64_t> def, 
   return b;
 }
 
+std::uint64_t Section::bytes(const char* key, std::optional<std::uint64_t> def) const {
+  const KeyDomain d = domain(key, KeyDomain::Kind::kSize, true);
+  return read_bytes(key, def, d.lo, d.hi);
+}
+
+std::uint64_t Section::bytes_in(const char* key, std::optional<std::uint64_t> def,
+                                std::uint64_t min, std::uint64_t max) const {
+  const KeyDomain d = domain(key, KeyDomain::Kind::kSize, false);
+  return d.bounded ? read_bytes(key, def, std::max(min, d.lo), std::min(max, d.hi))
+                   : read_bytes(key, def, min, max);
+}
+
 net::Bps Section::rate(const char* key, std::optional<net::Bps> def) const {
+  domain(key, KeyDomain::Kind::kRate, false);
   const auto s = scalar(key, !def, "100Gbps");
   if (!s) {
     record(key, format_rate(*def), false);
@@ -239,9 +337,8 @@ net::Bps Section::rate(const char* key, std::optional<net::Bps> def) const {
   return r;
 }
 
-double Section::real(const char* key, std::optional<double> def, double lo, double hi,
-                     bool lo_open) const {
-  const auto s = scalar(key, !def, format_real(hi));
+double Section::read_real(const char* key, std::optional<double> def, const KeyDomain& d) const {
+  const auto s = scalar(key, !def, format_real(d.hi_real));
   if (!s) {
     record(key, format_real(*def), false);
     return *def;
@@ -251,15 +348,34 @@ double Section::real(const char* key, std::optional<double> def, double lo, doub
   if (s->empty() || ec != std::errc() || end != s->data() + s->size() || !std::isfinite(v)) {
     fail_key(key, fmt::format("must be a number, got '{}'", *s));
   }
-  if (v < lo || v > hi || (lo_open && v == lo)) {
-    fail_key(key, fmt::format("must be in {}{}, {}], got {}", lo_open ? "(" : "[", format_real(lo),
-                              format_real(hi), *s));
+  if (v < d.lo_real || v > d.hi_real || (d.lo_open && v == d.lo_real) ||
+      (d.hi_open && v == d.hi_real)) {
+    fail_key(key, fmt::format("must be in {}{}, {}{}, got {}", d.lo_open ? "(" : "[",
+                              format_real(d.lo_real), format_real(d.hi_real), d.hi_open ? ")" : "]",
+                              *s));
   }
   record(key, format_real(v), true);
   return v;
 }
 
+double Section::real(const char* key, std::optional<double> def) const {
+  return read_real(key, def, domain(key, KeyDomain::Kind::kRatio, true));
+}
+
+double Section::real_in(const char* key, std::optional<double> def, double lo, double hi,
+                        bool lo_open) const {
+  KeyDomain d = domain(key, KeyDomain::Kind::kRatio, false);
+  if (!d.bounded) {
+    d.lo_real = lo, d.hi_real = hi, d.lo_open = lo_open, d.hi_open = false;
+  } else if (lo > d.lo_real || (lo == d.lo_real && lo_open)) {
+    d.lo_real = lo, d.lo_open = lo_open;
+  }
+  if (d.bounded && hi < d.hi_real) d.hi_real = hi, d.hi_open = false;
+  return read_real(key, def, d);
+}
+
 bool Section::boolean(const char* key, std::optional<bool> def) const {
+  domain(key, KeyDomain::Kind::kBool, false);
   const auto s = scalar(key, !def, "true");
   if (!s) {
     record(key, *def ? "true" : "false", false);
@@ -272,9 +388,13 @@ bool Section::boolean(const char* key, std::optional<bool> def) const {
   return *s == "true";
 }
 
-std::string Section::choice(const char* key, std::optional<std::string> def,
-                            std::initializer_list<std::string_view> options) const {
-  const std::vector<std::string_view> opts(options);
+std::string Section::choice(const char* key, std::optional<std::string> def) const {
+  const KeyDomain d = domain(key, KeyDomain::Kind::kChoice, true);
+  const std::vector<std::string_view> opts(d.options.begin(), d.options.end());
+  if (def && std::find(opts.begin(), opts.end(), *def) == opts.end()) {
+    throw std::logic_error(fmt::format("the default '{}' of '{}' is not one of its choices: {}",
+                                       *def, join(key), list(opts)));
+  }
   const auto s = scalar(key, !def, opts.front());
   if (!s) {
     record(key, *def, false);
@@ -287,6 +407,49 @@ std::string Section::choice(const char* key, std::optional<std::string> def,
   }
   record(key, *s, true);
   return *s;
+}
+
+// The forms without a default take the registry's: the value its default cell opens with.
+namespace {
+template <typename T, typename Parse>
+std::optional<T> parsed(const std::optional<std::string>& text, Parse parse) {
+  if (!text) return std::nullopt;
+  return parse(*text);
+}
+}  // namespace
+
+std::uint64_t Section::uint(const char* key) const {
+  return uint(key, parsed<std::uint64_t>(stated_default(key), [](const std::string& t) {
+                return static_cast<std::uint64_t>(std::stoull(t));
+              }));
+}
+
+core::Time Section::time(const char* key) const {
+  return time(key, parsed<core::Time>(stated_default(key),
+                                      [](const std::string& t) { return parse_time(t); }));
+}
+
+std::uint64_t Section::bytes(const char* key) const {
+  return bytes(key, parsed<std::uint64_t>(stated_default(key),
+                                          [](const std::string& t) { return parse_bytes(t); }));
+}
+
+double Section::real(const char* key) const {
+  return real(
+      key, parsed<double>(stated_default(key), [](const std::string& t) { return std::stod(t); }));
+}
+
+bool Section::boolean(const char* key) const {
+  return boolean(key, parsed<bool>(stated_default(key), [&](const std::string& t) {
+                   if (t != "true" && t != "false") {
+                     throw std::logic_error("registry default of '" + join(key) + "' is " + t);
+                   }
+                   return t == "true";
+                 }));
+}
+
+std::string Section::choice(const char* key) const {
+  return choice(key, stated_default(key));
 }
 
 std::string Section::text(const char* key) const {

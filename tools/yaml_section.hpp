@@ -17,6 +17,7 @@
 #include "core/time.hpp"
 #include "net/topology/topology.hpp"
 #include "tools/scenario.hpp"
+#include "tools/scenario_keys.hpp"
 
 namespace fabricsim::tools {
 
@@ -30,6 +31,14 @@ struct ParseContext {
   // Every key a section allowed (its full path), present or not: the key registry's tests
   // check that each is registered.
   std::vector<std::string> allowed;
+  // For the key registry's lookups (tools/scenario_keys.hpp): the topology kind read so far
+  // (several kinds share a key name), and where a file's keys sit in a scenario ("training.model"
+  // for a model file, whose own paths start at its top level).
+  std::string topology;
+  std::string registry_root;
+  // False for files that are not scenarios (the validation manifests): no registry lookups, and
+  // only the *_in reads, which state their bounds.
+  bool registered = true;
 };
 
 std::size_t edit_distance(std::string_view a, std::string_view b);
@@ -67,18 +76,35 @@ class Section {
 
   // Typed values. A missing key takes `def`; with no default (std::nullopt) it is an error,
   // because rates, delays and sizes without a documented default must come from the scenario.
-  std::uint64_t uint(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
-                     std::uint64_t max) const;
-  core::Time time(const char* key, std::optional<core::Time> def, core::Time min) const;
-  std::uint64_t bytes(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
-                      std::uint64_t max) const;
+  // The type, range and choices are the key registry's (tools/scenario_keys.cpp): a reader
+  // accepts what `fabricsim info` and docs/scenarios.md state, and a key the registry lacks or
+  // states as another type is a programming error (std::logic_error).
+  std::uint64_t uint(const char* key, std::optional<std::uint64_t> def) const;
+  core::Time time(const char* key, std::optional<core::Time> def) const;
+  std::uint64_t bytes(const char* key, std::optional<std::uint64_t> def) const;
   net::Bps rate(const char* key, std::optional<net::Bps> def) const;  // at least 1bps
-  // In [lo, hi], or (lo, hi] when `lo_open`.
-  double real(const char* key, std::optional<double> def, double lo, double hi,
-              bool lo_open = false) const;
+  double real(const char* key, std::optional<double> def) const;
   bool boolean(const char* key, std::optional<bool> def) const;
-  std::string choice(const char* key, std::optional<std::string> def,
-                     std::initializer_list<std::string_view> options) const;
+  std::string choice(const char* key, std::optional<std::string> def) const;
+  // The same, with the registry's default: the value its default cell opens with ("`1`",
+  // "`0us` = ..."), none when it says "required". A key whose default the registry states in
+  // words (derived from other keys, from the GPU model, ...) is read with the forms above.
+  std::uint64_t uint(const char* key) const;
+  core::Time time(const char* key) const;
+  std::uint64_t bytes(const char* key) const;
+  double real(const char* key) const;
+  bool boolean(const char* key) const;
+  std::string choice(const char* key) const;
+  // For a key whose bound is set by other keys, which its registry row states in words
+  // ("count 0 to ranks-1"): the bound the reader computed, within the row's own when it has one.
+  std::uint64_t uint_in(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
+                        std::uint64_t max) const;
+  core::Time time_in(const char* key, std::optional<core::Time> def, core::Time min) const;
+  std::uint64_t bytes_in(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
+                         std::uint64_t max) const;
+  // In [lo, hi], or (lo, hi] when `lo_open`.
+  double real_in(const char* key, std::optional<double> def, double lo, double hi,
+                 bool lo_open = false) const;
   std::string text(const char* key) const;
   std::vector<std::uint32_t> uints(const char* key, std::uint32_t min, std::uint32_t max) const;
 
@@ -87,6 +113,18 @@ class Section {
 
  private:
   std::string location(const YAML::Node& at, const std::string& key_path) const;
+  // The registry's row of `key` (std::logic_error when there is none).
+  const KeyInfo& registered_row(const char* key) const;
+  std::optional<std::string> stated_default(const char* key) const;
+  // The registry's domain of `key`, which must be of `kind` (and `bounded`, when asked).
+  KeyDomain domain(const char* key, KeyDomain::Kind kind, bool bounded) const;
+  std::uint64_t read_uint(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
+                          std::uint64_t max) const;
+  double read_real(const char* key, std::optional<double> def, const KeyDomain& d) const;
+  core::Time read_time(const char* key, std::optional<core::Time> def, core::Time min,
+                       core::Time max) const;
+  std::uint64_t read_bytes(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
+                           std::uint64_t max) const;
   // The scalar text of `key`, or nullopt when absent (and then the default is recorded).
   std::optional<std::string> scalar(const char* key, bool required, std::string_view example) const;
 

@@ -1,15 +1,18 @@
 #include "tools/scenario_keys.hpp"
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "collectives/protocol.hpp"
 #include "tools/scenario.hpp"
 #include "tools/units.hpp"
 
@@ -172,4 +175,88 @@ TEST_CASE("key registry: every key the readers read is registered, with the defa
     for (const std::string& p : paths) seen = seen || covers(row, p);
     CHECK(seen);
   }
+}
+
+TEST_CASE("key registry: type cells read as the domains the readers check", "[tools][keys]") {
+  using Kind = KeyDomain::Kind;
+  const KeyDomain count = key_domain("count 1-1024");
+  REQUIRE(count.kind == Kind::kCount);
+  REQUIRE(count.bounded);
+  REQUIRE(count.lo == 1);
+  REQUIRE(count.hi == 1024);
+  REQUIRE(key_domain("count 0-2^64-1").hi == std::numeric_limits<std::uint64_t>::max());
+  // A condition after the comma is the reader's; a bound set by other keys is no bound here.
+  REQUIRE(key_domain("count 1-65536, divides `dp`").hi == 65536);
+  REQUIRE_FALSE(key_domain("count 0 to ranks-1").bounded);
+  REQUIRE(key_domain("count 0 to ranks-1").kind == Kind::kCount);
+  REQUIRE_FALSE(key_domain("count, a NIC index").bounded);
+  const KeyDomain time = key_domain("time >= 1ps, or `inf`");
+  REQUIRE(time.kind == Kind::kTime);
+  REQUIRE(time.lo == 1);
+  REQUIRE(time.hi == static_cast<std::uint64_t>(core::kTimeMax));
+  REQUIRE(key_domain("time >= 0").lo == 0);
+  const KeyDomain size = key_domain("size 0-4294967295B");
+  REQUIRE(size.kind == Kind::kSize);
+  REQUIRE(size.hi == 4294967295u);
+  REQUIRE(key_domain("size 1B-1TiB; with `step_factor: 1` only").hi == (1ull << 40));
+  const KeyDomain ratio = key_domain("ratio in [0, 1)");
+  REQUIRE(ratio.kind == Kind::kRatio);
+  REQUIRE((!ratio.lo_open && ratio.hi_open && ratio.lo_real == 0 && ratio.hi_real == 1));
+  REQUIRE(key_domain("ratio in (0, 1024]").lo_open);
+  REQUIRE(key_domain("choice: `a`, `b`").options == std::vector<std::string>{"a", "b"});
+  REQUIRE(key_domain("rate > 0").kind == Kind::kRate);
+  REQUIRE(key_domain("link").kind == Kind::kOther);
+  // Every cell that names a quantity reads as one: a typo would leave its key unbounded.
+  for (const KeyInfo& row : key_rows()) {
+    const std::string_view t = row.type;
+    INFO(row.table << ": " << row.key << ": " << t);
+    const KeyDomain d = key_domain(t);
+    if (t.starts_with("ratio") || t.starts_with("choice")) CHECK(d.bounded);
+    if (t.starts_with("count ") && t.find(" to ") == std::string_view::npos) CHECK(d.bounded);
+    if ((t.starts_with("size ") || t.starts_with("time ")) &&
+        t.find(" to ") == std::string_view::npos)
+      CHECK(d.bounded);
+  }
+}
+
+TEST_CASE("key registry: the readers refuse what the registry's range excludes", "[tools][keys]") {
+  // One key per reader and kind; the bound comes from the registry's cell, never from here.
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"scenarios/quickstart.yaml", "simulation.threads"},
+      {"scenarios/quickstart.yaml", "cluster.host.nics"},
+      {"scenarios/quickstart.yaml", "collectives.step_factor"},
+      {"scenarios/quickstart.yaml", "network.dcqcn.fast_recovery_steps"},
+      {"scenarios/quickstart.yaml", "network.retry_count"},
+      {"scenarios/examples/training_3d_single.yaml", "training.zero"},
+      {"scenarios/examples/training_3d_single.yaml", "training.virtual_stages"},
+  };
+  for (const auto& [file, key] : cases) {
+    INFO(file << ": " << key);
+    const KeyInfo* row = find_key(key);
+    REQUIRE(row != nullptr);
+    const KeyDomain d = key_domain(row->type);
+    REQUIRE(d.bounded);
+    const std::string above = fmt::format("{}={}", key, d.hi + 1);
+    REQUIRE_THROWS_WITH(load_scenario(file, {above}),
+                        Catch::Contains(fmt::format("between {} and {}", d.lo, d.hi)));
+  }
+  // Bounds the library itself holds are the registry's too.
+  REQUIRE(key_domain(find_key("collectives.max_channels")->type).hi ==
+          static_cast<std::uint64_t>(collectives::kMaxChannels));
+  REQUIRE(key_domain(find_key("collectives.channels")->type).hi ==
+          static_cast<std::uint64_t>(collectives::kMaxChannels));
+  // A ratio's open end is refused and its closed end taken.
+  const KeyDomain w = key_domain(find_key("network.hpcc.w_ai_fraction")->type);
+  REQUIRE(w.hi_open);
+  REQUIRE_THROWS_WITH(load_scenario("scenarios/quickstart.yaml",
+                                    {"network.cc=hpcc", "network.hpcc.w_ai_fraction=1"}),
+                      Catch::Contains("must be in [0, 1), got 1"));
+  REQUIRE_NOTHROW(load_scenario("scenarios/quickstart.yaml",
+                                {"network.cc=hpcc", "network.hpcc.w_ai_fraction=0"}));
+  // Choices are the registry's, in its order.
+  const KeyDomain cc = key_domain(find_key("network.cc")->type);
+  std::string listed;
+  for (const std::string& o : cc.options) listed += (listed.empty() ? "" : ", ") + o;
+  REQUIRE_THROWS_WITH(load_scenario("scenarios/quickstart.yaml", {"network.cc=tcp"}),
+                      Catch::Contains("expected one of: " + listed));
 }
