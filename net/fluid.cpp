@@ -40,8 +40,7 @@ Fluid::Fluid(const Topology& topo, const NetworkConfig& cfg, const Routes& route
   for (std::uint32_t f = 0; f < flows.size(); ++f) {
     const FlowSpec& fs = flows[f];
     FlowState& s = state_[f];
-    s.cap = fs.max_rate > 0 ? bytes_per_ps(fs.max_rate) * payload_share_
-                            : core::MaxMinShares::kUnlimited;
+    s.cap = fs.max_rate > 0 ? bytes_per_ps(fs.max_rate) : core::MaxMinShares::kUnlimited;
     s.path_begin = static_cast<std::uint32_t>(path_.size());
     const NodeId src = topo.nics[fs.src_nic], dst = topo.nics[fs.dst_nic];
     const std::uint32_t last =

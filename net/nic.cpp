@@ -171,10 +171,14 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
     // The rate limiter spaces packets by the last one's size at the current rate, re-timed
     // whenever the rate changes (HPCC-ns3 RdmaHw::ChangeRate): a flow cut to its floor is not
     // held back at that rate once the congestion control has raised it again.
-    Bps rate = cc::rate(s.cc);
-    if ((*flows_)[f].max_rate > 0) rate = std::min(rate, (*flows_)[f].max_rate);
-    const core::Time next_send =
-        s.last_wire ? s.last_send + serialization(s.last_wire, std::max<Bps>(1, rate)) : now;
+    core::Time next_send =
+        s.last_wire ? s.last_send + serialization(s.last_wire, std::max<Bps>(1, cc::rate(s.cc)))
+                    : now;
+    // The application's limit counts its own bytes: the last packet's payload at that rate.
+    const Bps app_rate = (*flows_)[f].max_rate;
+    if (app_rate > 0 && s.last_payload) {
+      next_send = std::max(next_send, s.last_send + serialization(s.last_payload, app_rate));
+    }
     if (next_send > now) {
       // The rate may rise before then on a timer of the congestion control: look again then.
       earliest = std::min({earliest, next_send, cc::next_increase(s.cc)});
@@ -194,6 +198,7 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
     cc::on_send(s.cc, cfg_->cc, now, payload);
     s.last_send = now;
     s.last_wire = out.wire;
+    s.last_payload = payload;
     // When the window will stop the sender after this packet, ask for an ACK now: with
     // ack_every > 1 the receiver would otherwise wait for packets that never come.
     out.ack_req =

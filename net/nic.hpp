@@ -26,8 +26,9 @@ struct FlowSpec {
   // sends only what the app has posted, and reports completed messages to the receiving
   // host. `start` is ignored: the first post starts it.
   std::vector<std::uint64_t> messages = {};
-  // > 0: the queue pair never paces faster than this (wire bits per second), whatever its
-  // congestion control allows: the sending application's own limit.
+  // > 0: the queue pair never sends payload faster than this (bits per second), whatever its
+  // congestion control allows: the sending application's own limit, the pace at which it
+  // produces the data (headers are the NIC's, on top).
   Bps max_rate = 0;
   // Whose traffic this is (a training job): every port counts the data it sends per tag
   // (NetworkResult::tag_bytes) when some flow has a tag above 0.
@@ -95,12 +96,13 @@ class Nics {
   struct alignas(64) SendState {  // own cache lines: neighbouring flows' senders run elsewhere
     cc::State cc;
     std::uint64_t snd_nxt = 0, snd_una = 0, max_sent = 0;
-    core::Time last_send = 0;      // when the last data packet went (pacing)
-    std::uint32_t last_wire = 0;   // its wire bytes; 0: nothing sent yet
-    core::Time rto_deadline = -1;  // a timeout fires then unless the flow makes progress
-    core::Time rto_event_at = -1;  // the pending kRto event, if any
-    std::uint64_t posted = 0;      // bytes the sender may send (app flows: posted so far)
-    std::uint32_t retries = 0;     // timeouts in a row without an acknowledged byte
+    core::Time last_send = 0;        // when the last data packet went (pacing)
+    std::uint32_t last_wire = 0;     // its wire bytes; 0: nothing sent yet
+    std::uint32_t last_payload = 0;  // and its payload
+    core::Time rto_deadline = -1;    // a timeout fires then unless the flow makes progress
+    core::Time rto_event_at = -1;    // the pending kRto event, if any
+    std::uint64_t posted = 0;        // bytes the sender may send (app flows: posted so far)
+    std::uint32_t retries = 0;       // timeouts in a row without an acknowledged byte
     bool active = false;
   };
   struct alignas(64) RecvState {  // own cache line: neighbouring flows' receivers run elsewhere

@@ -80,10 +80,12 @@ TEST_CASE("flow level: a queue pair's own limit caps it and frees the rest for o
   std::vector<FlowSpec> flows{{0, 2, bytes, 0}, {1, 2, bytes, 0}};
   flows[0].max_rate = kRate / 4;
   const NetworkResult r = Network(topo, flow_config(), flows).run({});
-  const double t = payload_seconds(bytes, 1, 4096);
-  // Flow 1 takes three quarters until it ends at 4/3 t; flow 0 keeps its quarter to 4 t.
-  REQUIRE(seconds(r.flows[1].fct()) == Approx(4.0 / 3 * t).epsilon(0.01));
-  REQUIRE(seconds(r.flows[0].fct()) == Approx(4 * t).epsilon(0.01));
+  // Flow 0 moves its payload at a quarter of the line rate (the limit counts payload); flow 1
+  // takes the rest of the link's payload capacity, until it ends first.
+  const double quarter = double(kRate) / 4 / 8;                                   // bytes/s
+  const double capacity = double(kRate) / 8 * 4096 / double(data_wire_bytes(4096));  // payload
+  REQUIRE(seconds(r.flows[1].fct()) == Approx(double(bytes) / (capacity - quarter)).epsilon(0.01));
+  REQUIRE(seconds(r.flows[0].fct()) == Approx(double(bytes) / quarter).epsilon(0.01));
 }
 
 TEST_CASE("flow level: an incast ends when the packet level's lossless incast does",
