@@ -50,6 +50,11 @@ inline unsigned machine_threads() {
 }
 }  // namespace detail
 
+// The threads this machine runs at once.
+inline unsigned machine_threads() {
+  return detail::machine_threads();
+}
+
 // Calls f(i) for every i in [0, n), at most `threads` at a time, and returns when all are done.
 // Threads take the next index as they become free, so the calls start in index order (callers
 // put the heaviest first). Once a call throws, calls not yet started are skipped; the exception

@@ -7,12 +7,15 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "core/parallel.hpp"
 #include "tools/commands.hpp"
 #include "tools/net_report.hpp"
 #include "tools/units.hpp"
@@ -64,11 +67,27 @@ int gate(int ran, int missed, int failed) {
   return missed || failed ? 1 : 0;
 }
 
+// Runs work(i) for every i in [0, n), `jobs` at a time, and report(i) in index order, each as
+// soon as it and every one before it are done: the output is the serial run's, whatever the
+// number of jobs. work() must not throw; report() runs on one thread at a time.
+template <class Work, class Report>
+void in_order(unsigned jobs, std::size_t n, Work work, Report report) {
+  std::mutex m;
+  std::vector<char> done(n, 0);
+  std::size_t next = 0;
+  core::parallel_for(jobs, n, [&](std::size_t i) {
+    work(i);
+    const std::lock_guard<std::mutex> lock(m);
+    done[i] = 1;
+    while (next < n && done[next]) report(next++);
+  });
+}
+
 // `all_levels`: each case at flow level and analytically too, in more columns (the bar, the exit
 // status and the CSV stay the first run's).
 int validate_training_suite(const std::string& manifest, const std::vector<std::string>& only,
                             const std::vector<std::string>& sets, double bar,
-                            const std::string& csv, bool all_levels) {
+                            const std::string& csv, bool all_levels, unsigned jobs) {
   static constexpr const char* kOtherLevels[] = {"flow", "analytical"};
   int failed = 0, met = 0, total = 0, other_met[2] = {0, 0};
   std::string table = "case,network,measured_s,simulated_s,error\n";
@@ -85,32 +104,59 @@ int validate_training_suite(const std::string& manifest, const std::vector<std::
     std::printf("%-34s %-10s %10s %10s %8s  %s\n", "case", "network", "measured", "simulated",
                 "error", bar_text.c_str());
   }
+  std::fflush(stdout);
+  std::vector<const TrainingCase*> selected;
   for (const TrainingCase& c : cases) {
-    if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
+    if (only.empty() || std::find(only.begin(), only.end(), c.name) != only.end()) {
+      selected.push_back(&c);
+    }
+  }
+  struct Outcome {
+    std::optional<TrainingCheck> r;
+    std::optional<TrainingCheck> other[2];
+    std::string error;
+  };
+  std::vector<Outcome> out(selected.size());
+  const auto work = [&](std::size_t i) {
+    const TrainingCase& c = *selected[i];
     try {
-      const TrainingCheck r = validate_training(c, sets);
-      const char* mode = workload::name(r.report.comm);
-      const bool ok = std::abs(r.error()) <= bar;
-      met += ok;
-      ++total;
-      table += fmt::format("{},{},{},{},{}\n", c.name, mode, c.measured_s, r.report.iteration_s,
-                           r.error());
-      std::string others;
+      out[i].r = validate_training(c, sets);
       for (int k = 0; all_levels && k < 2; ++k) {
         std::vector<std::string> level_sets = sets;
         level_sets.push_back(std::string("simulation.fidelity=") + kOtherLevels[k]);
-        const TrainingCheck o = validate_training(c, level_sets);
-        others += fmt::format(" {:9.3f}s {:+7.1f}%", o.report.iteration_s, 100 * o.error());
-        other_met[k] += std::abs(o.error()) <= bar;
+        out[i].other[k] = validate_training(c, level_sets);
       }
-      std::printf("%-34s %-10s %9.3fs %9.3fs %+7.1f%%%s  %s\n", c.name.c_str(), mode, c.measured_s,
-                  r.report.iteration_s, 100 * r.error(), others.c_str(), ok ? "met" : "MISSED");
     } catch (const std::exception& ex) {
-      std::fprintf(stderr, "error: %s: %s\n", c.name.c_str(), ex.what());
-      ++failed;
+      out[i].error = ex.what();
     }
+  };
+  const auto report = [&](std::size_t i) {
+    const TrainingCase& c = *selected[i];
+    Outcome& o = out[i];
+    if (!o.error.empty()) {
+      std::fprintf(stderr, "error: %s: %s\n", c.name.c_str(), o.error.c_str());
+      ++failed;
+      return;
+    }
+    const TrainingCheck& r = *o.r;
+    const char* mode = workload::name(r.report.comm);
+    const bool ok = std::abs(r.error()) <= bar;
+    met += ok;
+    ++total;
+    table += fmt::format("{},{},{},{},{}\n", c.name, mode, c.measured_s, r.report.iteration_s,
+                         r.error());
+    std::string others;
+    for (int k = 0; all_levels && k < 2; ++k) {
+      others += fmt::format(" {:9.3f}s {:+7.1f}%", o.other[k]->report.iteration_s,
+                            100 * o.other[k]->error());
+      other_met[k] += std::abs(o.other[k]->error()) <= bar;
+    }
+    std::printf("%-34s %-10s %9.3fs %9.3fs %+7.1f%%%s  %s\n", c.name.c_str(), mode, c.measured_s,
+                r.report.iteration_s, 100 * r.error(), others.c_str(), ok ? "met" : "MISSED");
     std::fflush(stdout);
-  }
+    o = Outcome{};  // its report is done: free it
+  };
+  in_order(std::max(1u, jobs), selected.size(), work, report);
   std::printf("%d of %d cases meet the bar\n", met, total);
   for (int k = 0; all_levels && k < 2; ++k) {
     std::printf("%s: %d of %d cases meet the bar\n", kOtherLevels[k], other_met[k], total);
@@ -130,6 +176,7 @@ int cmd_validate(const std::vector<std::string>& args) {
                                         scenario;
   std::string fidelity = "packet";
   std::vector<std::string> only, sets;
+  unsigned jobs = core::machine_threads();
   opts.add_options()("help,h", "show this help")(
       "suite", po::value(&suite),
       "busbw (nccl-tests datasets) or training (published iteration times)")(
@@ -158,6 +205,9 @@ int cmd_validate(const std::vector<std::string>& args) {
       "scale",
       "also the cluster-scale datasets (scale: true in the manifest; minutes each at packet "
       "level); --dataset runs a named one without it")(
+      "jobs,j", po::value(&jobs),
+      "datasets (or cases) simulated at once (default: as many as the machine runs threads); "
+      "the output is the same for any number")(
       "fidelity", po::value(&fidelity),
       "packet (default), flow (fluid flows sharing links max-min), analytical (closed forms: "
       "NCCL's tuning model's own times, no network run), or all (every level side by side; the "
@@ -183,7 +233,7 @@ int cmd_validate(const std::vector<std::string>& args) {
     return validate_training_suite(
         manifest.empty() ? "scenarios/validation/training/manifest.yaml" : manifest, only, sets,
         max_error.empty() ? kTrainingBar : parse_percent(max_error, "max-error"), csv,
-        fidelity == "all");
+        fidelity == "all", std::max(1u, jobs));
   }
   if (suite != "busbw") {
     std::fprintf(stderr, "error: --suite must be busbw or training, not '%s'\n", suite.c_str());
@@ -234,35 +284,76 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::printf("%-58s %5s %5s %9s %9s %9s  %s\n", "dataset", "ranks", "sizes", "med>=1M",
                 "max>=64K", "max<64K", bar_text.c_str());
   }
+  std::fflush(stdout);  // before any error on stderr
   // Every row's |error| at packet level, for the overall medians.
   std::vector<double> all_errors, big_errors;
   int model_met = 0, model_total = 0, flow_met = 0, flow_total = 0;
   const bool scale = vm.count("scale") > 0;
   int skipped = 0;
+  std::vector<const ValidationEntry*> selected;
   for (const ValidationEntry& e : entries) {
     if (!only.empty() && std::find(only.begin(), only.end(), e.dataset) == only.end()) continue;
     if (e.scale && !scale && only.empty()) {
       ++skipped;
       continue;
     }
-    ValidationResult r;
+    selected.push_back(&e);
+  }
+  // The packet level's result, and with --fidelity all the flow level's and NCCL's model's.
+  struct Outcome {
+    std::optional<ValidationResult> r;
+    std::string error;
+    std::optional<ValidationResult> flow, model;
+    std::string flow_error, model_error;
+    bool model_na = false;  // send/recv, all-to-all: NCCL's model does not time them
+  };
+  std::vector<Outcome> out(selected.size());
+  const auto work = [&](std::size_t i) {
+    const ValidationEntry& e = *selected[i];
+    Outcome& o = out[i];
     try {
-      r = validate(e, cap);
+      o.r = validate(e, cap);
     } catch (const std::exception& ex) {
-      // One broken dataset should not hide the others' results.
-      std::fprintf(stderr, "error: %s: %s\n", e.dataset.c_str(), ex.what());
-      ++failed;
-      continue;
+      o.error = ex.what();
+      return;
     }
+    if (!both) return;
+    ValidationEntry f = e;
+    f.sets.push_back("simulation.fidelity=flow");
+    try {
+      o.flow = validate(f, cap);
+    } catch (const std::exception& ex) {
+      o.flow_error = ex.what();
+    }
+    ValidationEntry a = e;
+    a.sets.push_back("simulation.fidelity=analytical");
+    try {
+      o.model = validate(a, cap);
+    } catch (const ScenarioError&) {
+      o.model_na = true;
+    } catch (const std::exception& ex) {
+      o.model_error = ex.what();
+    }
+  };
+  const auto pct = [](double v) {
+    return v < 0 ? std::string("-") : fmt::format("{:.1f}%", 100 * v);
+  };
+  const auto report = [&](std::size_t i) {
+    const ValidationEntry& e = *selected[i];
+    Outcome& o = out[i];
+    if (!o.error.empty()) {
+      // One broken dataset should not hide the others' results.
+      std::fprintf(stderr, "error: %s: %s\n", e.dataset.c_str(), o.error.c_str());
+      ++failed;
+      return;
+    }
+    const ValidationResult& r = *o.r;
     table += validation_csv(r);
     for (const ValidationRow& row : r.rows) {
       if (!row.measured_any()) continue;
       all_errors.push_back(std::fabs(row.rel_error()));
       if (row.measured.bytes >= (1u << 20)) big_errors.push_back(all_errors.back());
     }
-    const auto pct = [](double v) {
-      return v < 0 ? std::string("-") : fmt::format("{:.1f}%", 100 * v);
-    };
     const bool ok = meets_bar(r, bar);
     met += ok;
     ++total;
@@ -270,28 +361,25 @@ int cmd_validate(const std::vector<std::string>& args) {
     // The flow level, and NCCL's own model where it times the operation, beside the packet level.
     std::string model;
     if (both) {
-      ValidationEntry f = e;
-      f.sets.push_back("simulation.fidelity=flow");
-      try {
-        const ValidationResult m = validate(f, cap);
-        model = fmt::format(" {:>9} {:>9}", pct(m.median_error_1m), pct(m.max_error_64k));
-        flow_met += meets_bar(m, bar);
+      if (o.flow) {
+        model =
+            fmt::format(" {:>9} {:>9}", pct(o.flow->median_error_1m), pct(o.flow->max_error_64k));
+        flow_met += meets_bar(*o.flow, bar);
         ++flow_total;
-      } catch (const std::exception& ex) {
-        std::fprintf(stderr, "error: %s (flow): %s\n", e.dataset.c_str(), ex.what());
+      } else {
+        std::fprintf(stderr, "error: %s (flow): %s\n", e.dataset.c_str(), o.flow_error.c_str());
         model = fmt::format(" {:>9} {:>9}", "error", "error");
       }
-      ValidationEntry a = e;
-      a.sets.push_back("simulation.fidelity=analytical");
-      try {
-        const ValidationResult m = validate(a, cap);
-        model += fmt::format(" {:>9} {:>9}", pct(m.median_error_1m), pct(m.max_error_64k));
-        model_met += meets_bar(m, bar);
+      if (o.model) {
+        model +=
+            fmt::format(" {:>9} {:>9}", pct(o.model->median_error_1m), pct(o.model->max_error_64k));
+        model_met += meets_bar(*o.model, bar);
         ++model_total;
-      } catch (const ScenarioError&) {
-        model += fmt::format(" {:>9} {:>9}", "n/a", "n/a");  // send/recv, all-to-all
-      } catch (const std::exception& ex) {
-        std::fprintf(stderr, "error: %s (analytical): %s\n", e.dataset.c_str(), ex.what());
+      } else if (o.model_na) {
+        model += fmt::format(" {:>9} {:>9}", "n/a", "n/a");
+      } else {
+        std::fprintf(stderr, "error: %s (analytical): %s\n", e.dataset.c_str(),
+                     o.model_error.c_str());
         model += fmt::format(" {:>9} {:>9}", "error", "error");
       }
     }
@@ -302,7 +390,9 @@ int cmd_validate(const std::vector<std::string>& args) {
                 : e.gap.empty() ? "MISSED"
                                 : "missed (known gap, see manifest)");
     std::fflush(stdout);
-  }
+    o = Outcome{};  // its report is done: free it
+  };
+  in_order(std::max(1u, jobs), selected.size(), work, report);
   std::printf("%d of %d datasets meet the bar\n", met, total);
   if (!all_errors.empty()) {
     const std::string big =
