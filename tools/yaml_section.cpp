@@ -279,13 +279,6 @@ core::Time Section::time(const char* key, std::optional<core::Time> def) const {
   return read_time(key, def, static_cast<core::Time>(d.lo), static_cast<core::Time>(d.hi));
 }
 
-core::Time Section::time_in(const char* key, std::optional<core::Time> def, core::Time min) const {
-  const KeyDomain d = domain(key, KeyDomain::Kind::kTime, false);
-  return d.bounded ? read_time(key, def, std::max(min, static_cast<core::Time>(d.lo)),
-                               static_cast<core::Time>(d.hi))
-                   : read_time(key, def, min, core::kTimeMax);
-}
-
 std::uint64_t Section::read_bytes(const char* key, std::optional<std::uint64_t> def,
                                   std::uint64_t min, std::uint64_t max) const {
   const auto s = scalar(key, !def, "4096B");
@@ -427,16 +420,6 @@ std::uint64_t Section::uint(const char* key) const {
 core::Time Section::time(const char* key) const {
   return time(key, parsed<core::Time>(stated_default(key),
                                       [](const std::string& t) { return parse_time(t); }));
-}
-
-std::uint64_t Section::bytes(const char* key) const {
-  return bytes(key, parsed<std::uint64_t>(stated_default(key),
-                                          [](const std::string& t) { return parse_bytes(t); }));
-}
-
-double Section::real(const char* key) const {
-  return real(
-      key, parsed<double>(stated_default(key), [](const std::string& t) { return std::stod(t); }));
 }
 
 bool Section::boolean(const char* key) const {

@@ -91,15 +91,12 @@ class Section {
   // words (derived from other keys, from the GPU model, ...) is read with the forms above.
   std::uint64_t uint(const char* key) const;
   core::Time time(const char* key) const;
-  std::uint64_t bytes(const char* key) const;
-  double real(const char* key) const;
   bool boolean(const char* key) const;
   std::string choice(const char* key) const;
   // For a key whose bound is set by other keys, which its registry row states in words
   // ("count 0 to ranks-1"): the bound the reader computed, within the row's own when it has one.
   std::uint64_t uint_in(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
                         std::uint64_t max) const;
-  core::Time time_in(const char* key, std::optional<core::Time> def, core::Time min) const;
   std::uint64_t bytes_in(const char* key, std::optional<std::uint64_t> def, std::uint64_t min,
                          std::uint64_t max) const;
   // In [lo, hi], or (lo, hi] when `lo_open`.
