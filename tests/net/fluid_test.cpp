@@ -82,7 +82,7 @@ TEST_CASE("flow level: a queue pair's own limit caps it and frees the rest for o
   const NetworkResult r = Network(topo, flow_config(), flows).run({});
   // Flow 0 moves its payload at a quarter of the line rate (the limit counts payload); flow 1
   // takes the rest of the link's payload capacity, until it ends first.
-  const double quarter = double(kRate) / 4 / 8;                                   // bytes/s
+  const double quarter = double(kRate) / 4 / 8;                                      // bytes/s
   const double capacity = double(kRate) / 8 * 4096 / double(data_wire_bytes(4096));  // payload
   REQUIRE(seconds(r.flows[1].fct()) == Approx(double(bytes) / (capacity - quarter)).epsilon(0.01));
   REQUIRE(seconds(r.flows[0].fct()) == Approx(double(bytes) / quarter).epsilon(0.01));
