@@ -66,13 +66,12 @@ class FabricAgent final : public net::HostApp {
       op_base_[c + 1] = op_base_[c] + dag.groups[dag.comms[c].group].size();
     }
     op_of_.assign(op_base_.back(), ~0u);
-    // Which participant of its communication each op is: checked here, not in the run.
-    part_of_.resize(n);
+    // Every communication op is its communication's participant: checked here, so that the
+    // run finds it again (start) without a check that can fail.
     for (std::uint32_t r = 0; r < n; ++r) {
       const std::vector<Op>& ops = dag.ranks[r].ops;
-      part_of_[r].assign(ops.size(), 0);
       for (std::uint32_t i = 0; i < ops.size(); ++i) {
-        if (ops[i].kind != OpKind::Compute) part_of_[r][i] = participant(r, i);
+        if (ops[i].kind != OpKind::Compute) participant(r, i);
       }
     }
   }
@@ -166,7 +165,7 @@ class FabricAgent final : public net::HostApp {
       net_->host_send(ctx, rank_host_[r], end - ctx.now(), net::AppMsg{kOpDone, r, i});
       return;
     }
-    const std::uint32_t p = part_of_[r][i];
+    const std::uint32_t p = participant(r, i);
     op_of_[op_base_[op.item] + p] = i;
     runner_.start(ctx, op.item, p);
   }
@@ -242,7 +241,6 @@ class FabricAgent final : public net::HostApp {
   std::vector<std::vector<std::uint32_t>> host_ranks_;
   std::vector<std::size_t> op_base_;                 // per comm: its members' entries in op_of_
   std::vector<std::uint32_t> op_of_;                 // per comm and member: the member's op
-  std::vector<std::vector<std::uint32_t>> part_of_;  // per rank and op: its participant index
   net::Network* net_ = nullptr;
 };
 
