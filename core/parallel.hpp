@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <exception>
+#include <mutex>
 #include <vector>
 
 #if defined(__SANITIZE_THREAD__)
@@ -84,6 +85,26 @@ void parallel_for(unsigned threads, std::size_t n, F&& f) {
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+}
+
+// Calls work(i) for every i in [0, n), at most `threads` at a time, and report(i) in index
+// order, each as soon as it and every one before it are done: what report() prints is what a
+// serial run prints, whatever the number of threads. `start(k)`: the index the k-th call works
+// on (the identity by default; a permutation that starts the heaviest first keeps the threads
+// busy to the end). work() must not throw; report() runs on one thread at a time.
+template <class Work, class Report>
+void parallel_in_order(unsigned threads, std::size_t n, Work work, Report report,
+                       const std::vector<std::size_t>& start = {}) {
+  std::mutex m;
+  std::vector<char> done(n, 0);
+  std::size_t next = 0;
+  parallel_for(threads, n, [&](std::size_t k) {
+    const std::size_t i = start.empty() ? k : start[k];
+    work(i);
+    const std::lock_guard<std::mutex> lock(m);
+    done[i] = 1;
+    while (next < n && done[next]) report(next++);
+  });
 }
 
 }  // namespace fabricsim::core

@@ -174,7 +174,7 @@ std::string busbw_line(const CollectiveSection& c, const BusbwRow& row) {
                      result);
 }
 
-std::string busbw_footer(const std::vector<BusbwRow>& rows) {
+std::string busbw_footer(const std::vector<BusbwRow>& rows, unsigned at_once, double elapsed_s) {
   double sum = 0;
   for (const BusbwRow& r : rows) sum += r.busbw_gbps;
   const double avg = rows.empty() ? 0 : sum / static_cast<double>(rows.size());
@@ -191,8 +191,9 @@ std::string busbw_footer(const std::vector<BusbwRow>& rows) {
                        collectives::name(r.proto), r.channels);
   }
   if (events > 0) {
-    out += fmt::format("# simulated with {} events in {:.2f} s ({:.2f} M events/s)\n", events, wall,
+    out += fmt::format("# simulated with {} events in {:.2f} s ({:.2f} M events/s)", events, wall,
                        wall > 0 ? static_cast<double>(events) / wall / 1e6 : 0.0);
+    out += at_once > 1 ? fmt::format(", {} sizes at once: {:.2f} s\n", at_once, elapsed_s) : "\n";
   } else {
     out += "# analytical: NCCL's tuning model, no network run\n";
   }

@@ -38,8 +38,10 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
 std::string busbw_header(const NetScenario& ns);
 std::string busbw_line(const CollectiveSection& c, const BusbwRow& row);
 // "# Avg bus bandwidth    : 12.3456" as nccl-tests ends its output, then the simulator's
-// own cost (events, wall time).
-std::string busbw_footer(const std::vector<BusbwRow>& rows);
+// own cost (events, wall time of the runs; with `at_once` > 1 runs side by side, the time the
+// table took too).
+std::string busbw_footer(const std::vector<BusbwRow>& rows, unsigned at_once = 1,
+                         double elapsed_s = 0);
 
 std::string busbw_csv_header();
 std::string busbw_csv_line(const CollectiveSection& c, const BusbwRow& row);

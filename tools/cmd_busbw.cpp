@@ -2,12 +2,15 @@
 // become --set overrides of the `collectives` section, so they are checked the same way.
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "collectives/call.hpp"
+#include "core/parallel.hpp"
 #include "tools/busbw.hpp"
 #include "tools/cli_args.hpp"
 #include "tools/commands.hpp"
@@ -21,7 +24,7 @@ namespace po = boost::program_options;
 namespace fabricsim::tools {
 
 int print_busbw(const Scenario& sc, const std::string& csv, const std::string& json, bool quiet,
-                const std::string& nccl_json, const std::vector<std::string>& args) {
+                const std::string& nccl_json, const std::vector<std::string>& args, unsigned jobs) {
   const NetScenario& ns = *sc.net;
   const CollectiveSection& c = *ns.collectives;
   std::printf("%s", describe(sc).c_str());
@@ -35,17 +38,51 @@ int print_busbw(const Scenario& sc, const std::string& csv, const std::string& j
   std::printf("%s", busbw_header(ns).c_str());
   std::fflush(stdout);
   net::RunOptions run = ns.run;
-  if (progress_wanted(quiet)) run.progress = show_progress;
-  std::vector<BusbwRow> rows;
+  const auto begun = std::chrono::steady_clock::now();
+  std::vector<BusbwRow> rows(sizes.size());
   std::string table = busbw_csv_header();
-  for (std::uint64_t bytes : sizes) {
-    rows.push_back(run_busbw(ns, bytes, run));
+  const auto print_row = [&](std::size_t i) {
     clear_progress();
-    std::printf("%s", busbw_line(c, rows.back()).c_str());
+    std::printf("%s", busbw_line(c, rows[i]).c_str());
     std::fflush(stdout);
-    table += busbw_csv_line(c, rows.back());
+    table += busbw_csv_line(c, rows[i]);
+  };
+  if (jobs <= 1 || sizes.size() <= 1) {
+    if (progress_wanted(quiet)) run.progress = show_progress;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      rows[i] = run_busbw(ns, sizes[i], run);
+      print_row(i);
+    }
+  } else {
+    // Each size is a run of its own: `jobs` at a time, the largest first, printed in order as
+    // soon as every smaller one is (the table is the serial run's); no progress line. A size
+    // that fails ends the table there, as it does run one by one.
+    std::vector<std::exception_ptr> failed(sizes.size());
+    std::vector<std::size_t> largest_first(sizes.size());
+    for (std::size_t k = 0; k < sizes.size(); ++k) largest_first[k] = sizes.size() - 1 - k;
+    bool stopped = false;
+    core::parallel_in_order(
+        jobs, sizes.size(),
+        [&](std::size_t i) {
+          try {
+            rows[i] = run_busbw(ns, sizes[i], run);
+          } catch (...) {
+            failed[i] = std::current_exception();
+          }
+        },
+        [&](std::size_t i) {
+          stopped = stopped || failed[i];
+          if (!stopped) print_row(i);
+        },
+        largest_first);
+    for (const std::exception_ptr& e : failed) {
+      if (e) std::rethrow_exception(e);
+    }
   }
-  std::printf("%s", busbw_footer(rows).c_str());
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
+  const unsigned at_once = sizes.size() > 1 ? std::max(1u, jobs) : 1;
+  std::printf("%s", busbw_footer(rows, at_once, elapsed).c_str());
   if (!csv.empty()) {
     write_file_atomically(csv, table);
     std::printf("wrote %s\n", csv.c_str());
@@ -67,7 +104,7 @@ int cmd_busbw(const std::vector<std::string>& args) {
       step_bytes, nccl_json;
   std::string ngpus, nthreads, ignored;
   std::vector<std::string> sets;
-  unsigned factor = 0, channels = 0;
+  unsigned factor = 0, channels = 0, jobs = 1;
   std::string threads;
   bool quiet = false;
   opts.add_options()("help,h", "show this help")(
@@ -103,7 +140,10 @@ int cmd_busbw(const std::vector<std::string>& args) {
       "channels", po::value(&channels), "channels per collective (0: tuning model)")(
       "set", po::value(&sets)->composing(), "override a scenario key: --set network.cc=hpcc")(
       "threads", po::value(&threads), "worker threads (overrides simulation.threads)")(
-      "csv", po::value(&csv), "also write the table as CSV to this file")(
+      "jobs", po::value(&jobs),
+      "sizes simulated at once, each a run of its own with the scenario's threads (default 1); "
+      "the table is the same for any number")("csv", po::value(&csv),
+                                              "also write the table as CSV to this file")(
       "quiet,q", po::bool_switch(&quiet), "no progress line");
   if (const auto done = parse_scenario_args(args, opts, scenario,
                                             "fabricsim busbw scenarios/quickstart.yaml -b 1MiB "
@@ -182,7 +222,7 @@ int cmd_busbw(const std::vector<std::string>& args) {
     const std::filesystem::path parent = std::filesystem::path(out).parent_path();
     check_writable_dir(parent.empty() ? "." : parent.string());
   }
-  return print_busbw(sc, csv, "", quiet, nccl_json, args);
+  return print_busbw(sc, csv, "", quiet, nccl_json, args, jobs);
 }
 
 }  // namespace fabricsim::tools

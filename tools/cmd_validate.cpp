@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -65,22 +64,6 @@ int gate(int ran, int missed, int failed) {
     return 1;
   }
   return missed || failed ? 1 : 0;
-}
-
-// Runs work(i) for every i in [0, n), `jobs` at a time, and report(i) in index order, each as
-// soon as it and every one before it are done: the output is the serial run's, whatever the
-// number of jobs. work() must not throw; report() runs on one thread at a time.
-template <class Work, class Report>
-void in_order(unsigned jobs, std::size_t n, Work work, Report report) {
-  std::mutex m;
-  std::vector<char> done(n, 0);
-  std::size_t next = 0;
-  core::parallel_for(jobs, n, [&](std::size_t i) {
-    work(i);
-    const std::lock_guard<std::mutex> lock(m);
-    done[i] = 1;
-    while (next < n && done[next]) report(next++);
-  });
 }
 
 // `all_levels`: each case at flow level and analytically too, in more columns (the bar, the exit
@@ -156,7 +139,7 @@ int validate_training_suite(const std::string& manifest, const std::vector<std::
     std::fflush(stdout);
     o = Outcome{};  // its report is done: free it
   };
-  in_order(std::max(1u, jobs), selected.size(), work, report);
+  core::parallel_in_order(std::max(1u, jobs), selected.size(), work, report);
   std::printf("%d of %d cases meet the bar\n", met, total);
   for (int k = 0; all_levels && k < 2; ++k) {
     std::printf("%s: %d of %d cases meet the bar\n", kOtherLevels[k], other_met[k], total);
@@ -392,7 +375,7 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::fflush(stdout);
     o = Outcome{};  // its report is done: free it
   };
-  in_order(std::max(1u, jobs), selected.size(), work, report);
+  core::parallel_in_order(std::max(1u, jobs), selected.size(), work, report);
   std::printf("%d of %d datasets meet the bar\n", met, total);
   if (!all_errors.empty()) {
     const std::string big =

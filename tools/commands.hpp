@@ -18,9 +18,10 @@ int cmd_info(const std::vector<std::string>& args);
 struct Scenario;
 // The busbw table of a scenario with a collectives: section (run and busbw both print it);
 // writes it as CSV to `csv`, results.json to `json` and nccl-tests' -J JSON (with `args` as its
-// argv) to `nccl_json` when they are not empty.
+// argv) to `nccl_json` when they are not empty. `jobs`: sizes simulated at once.
 int print_busbw(const Scenario& sc, const std::string& csv, const std::string& json, bool quiet,
-                const std::string& nccl_json = "", const std::vector<std::string>& args = {});
+                const std::string& nccl_json = "", const std::vector<std::string>& args = {},
+                unsigned jobs = 1);
 
 void print_phold(const core::PholdParams& p, const core::PholdResult& r);
 

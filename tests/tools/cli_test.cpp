@@ -279,6 +279,30 @@ TEST_CASE("fabricsim validate runs one dataset and writes its CSV", "[cli]") {
   }
 }
 
+TEST_CASE("fabricsim busbw --jobs runs sizes at once and prints the same table", "[cli]") {
+  const std::string sweep = "busbw scenarios/quickstart.yaml -q -b 1K -e 64M -f 4";
+  const Out one = run(sweep + " --csv build/cli_test_out/sizes1.csv");
+  const Out three = run(sweep + " --jobs 3 --csv build/cli_test_out/sizes3.csv");
+  REQUIRE(one.status == 0);
+  REQUIRE(three.status == 0);
+  // Everything but the simulator's own cost (the last line but the file it wrote).
+  const auto table = [](const std::string& text) {
+    return text.substr(0, text.find("# simulated with"));
+  };
+  REQUIRE(table(one.text) == table(three.text));
+  REQUIRE_THAT(three.text, Catch::Contains("3 sizes at once"));
+  const auto file = [](const char* path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  REQUIRE(file("build/cli_test_out/sizes1.csv") == file("build/cli_test_out/sizes3.csv"));
+  // A plan that cannot be made fails the same way.
+  const Out bad1 = run(sweep + " --set collectives.algo=nvls");
+  const Out bad3 = run(sweep + " --jobs 3 --set collectives.algo=nvls");
+  REQUIRE(bad1.text == bad3.text);
+  REQUIRE_THAT(bad3.text, Catch::Contains("NVLS across hosts needs NVLSTree"));
+}
+
 TEST_CASE("fabricsim validate prints the same table for any number of jobs", "[cli]") {
   // Datasets run at once finish in any order; the table, the CSV and the datasets that fail to
   // run (NVLSTree forced on one host) come out in the manifest's order all the same.
