@@ -81,7 +81,9 @@ int print_busbw(const Scenario& sc, const std::string& csv, const std::string& j
   }
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
-  const unsigned at_once = sizes.size() > 1 ? std::max(1u, jobs) : 1;
+  // What ran side by side: parallel_for runs no more than the machine's threads.
+  const unsigned at_once = static_cast<unsigned>(
+      std::min<std::size_t>({std::max(1u, jobs), sizes.size(), core::machine_threads()}));
   std::printf("%s", busbw_footer(rows, at_once, elapsed).c_str());
   if (!csv.empty()) {
     write_file_atomically(csv, table);
