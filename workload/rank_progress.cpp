@@ -1,45 +1,123 @@
 #include "workload/rank_progress.hpp"
 
+#include <boost/container_hash/hash.hpp>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+
+#include "core/parallel.hpp"
 
 namespace fabricsim::workload {
 
-void RankProgress::init(const RankDag& rd, std::uint32_t r, bool ready_first) {
+namespace {
+
+// Two ranks' DAGs alike in what RankShape reads: the ops' kinds, streams and dependencies.
+bool same_structure(const RankDag& a, const RankDag& b) {
+  if (a.ops.size() != b.ops.size()) return false;
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    const Op& x = a.ops[i];
+    const Op& y = b.ops[i];
+    if (x.kind != y.kind || x.stream != y.stream ||
+        !std::equal(a.deps.begin() + x.deps_begin, a.deps.begin() + x.deps_end,
+                    b.deps.begin() + y.deps_begin, b.deps.begin() + y.deps_end)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::size_t structure_hash(const RankDag& rd) {
+  std::size_t h = rd.ops.size();
+  for (const Op& op : rd.ops) {
+    boost::hash_combine(h,
+                        (static_cast<unsigned>(op.kind) << 8) | static_cast<unsigned>(op.stream));
+    boost::hash_combine(h, op.deps_end - op.deps_begin);
+    for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) boost::hash_combine(h, rd.deps[k]);
+  }
+  return h;
+}
+
+}  // namespace
+
+RankShape rank_shape(const RankDag& rd, std::uint32_t r) {
+  RankShape s;
+  const std::size_t n = rd.ops.size();
+  s.deps.assign(n, 0);
+  s.dependents_begin.assign(n + 1, 0);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Op& op = rd.ops[i];
+    s.deps[i] = op.deps_end - op.deps_begin;
+    for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) {
+      if (rd.deps[k] >= i) {
+        throw std::invalid_argument("training DAG: rank " + std::to_string(r) + " op " +
+                                    std::to_string(i) + " depends on a later op");
+      }
+      ++s.dependents_begin[rd.deps[k] + 1];
+    }
+    if (op.kind != OpKind::Recv) s.stream_ops[static_cast<int>(op.stream)].push_back(i);
+  }
+  for (std::size_t i = 0; i < n; ++i) s.dependents_begin[i + 1] += s.dependents_begin[i];
+  s.dependents.resize(s.dependents_begin[n]);
+  std::vector<std::uint32_t> fill(s.dependents_begin.begin(), s.dependents_begin.end() - 1);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Op& op = rd.ops[i];
+    for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) {
+      s.dependents[fill[rd.deps[k]]++] = i;
+    }
+  }
+  return s;
+}
+
+RankShapes rank_shapes(const Dag& dag, unsigned threads) {
+  const std::size_t n = dag.ranks.size();
+  std::vector<std::size_t> hash(n);
+  core::parallel_for(threads, n, [&](std::size_t r) { hash[r] = structure_hash(dag.ranks[r]); });
+  // Each rank takes the shape of the first rank with its hash, checked below; a rank whose
+  // hash collides with another structure's gets its own shape after the check.
+  RankShapes out;
+  out.of_rank.resize(n);
+  std::unordered_map<std::size_t, std::uint32_t> by_hash;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const auto [it, fresh] =
+        by_hash.try_emplace(hash[r], static_cast<std::uint32_t>(out.first_rank.size()));
+    if (fresh) out.first_rank.push_back(r);
+    out.of_rank[r] = it->second;
+  }
+  std::vector<char> alike(n);
+  core::parallel_for(threads, n, [&](std::size_t r) {
+    const std::uint32_t first = out.first_rank[out.of_rank[r]];
+    alike[r] = first == r || same_structure(dag.ranks[first], dag.ranks[r]);
+  });
+  for (std::uint32_t r = 0; r < n; ++r) {
+    if (alike[r]) continue;
+    const auto k = std::find_if(out.first_rank.begin(), out.first_rank.end(), [&](std::uint32_t f) {
+      return f < r && same_structure(dag.ranks[f], dag.ranks[r]);
+    });
+    out.of_rank[r] = static_cast<std::uint32_t>(k - out.first_rank.begin());
+    if (k == out.first_rank.end()) out.first_rank.push_back(r);
+  }
+  out.shapes.resize(out.first_rank.size());
+  core::parallel_for(threads, out.shapes.size(), [&](std::size_t k) {
+    out.shapes[k] = rank_shape(dag.ranks[out.first_rank[k]], out.first_rank[k]);
+  });
+  return out;
+}
+
+void RankProgress::init(const RankDag& rd, const RankShape& s, std::uint32_t r, bool ready_first) {
   ready_order = ready_first;
   if (!rd.issue_key.empty() && rd.issue_key.size() != rd.ops.size()) {
     throw std::invalid_argument("training DAG: rank " + std::to_string(r) +
                                 " has an issue key for some ops only");
   }
   issue_key = rd.issue_key.empty() ? nullptr : &rd.issue_key;
-  const std::size_t n = rd.ops.size();
-  waiting.assign(n, 0);
-  dependents_begin.assign(n + 1, 0);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const Op& op = rd.ops[i];
-    waiting[i] = op.deps_end - op.deps_begin;
-    for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) {
-      if (rd.deps[k] >= i) {
-        throw std::invalid_argument("training DAG: rank " + std::to_string(r) + " op " +
-                                    std::to_string(i) + " depends on a later op");
-      }
-      ++dependents_begin[rd.deps[k] + 1];
-    }
-    if (op.kind != OpKind::Recv) stream_ops[static_cast<int>(op.stream)].push_back(i);
-  }
-  for (std::size_t i = 0; i < n; ++i) dependents_begin[i + 1] += dependents_begin[i];
-  dependents.resize(dependents_begin[n]);
-  std::vector<std::uint32_t> fill(dependents_begin.begin(), dependents_begin.end() - 1);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const Op& op = rd.ops[i];
-    for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) dependents[fill[rd.deps[k]]++] = i;
-  }
+  shape = &s;
+  waiting = s.deps;
 }
 
-std::vector<bool> runs_straight_on(const RankDag& rd, const RankProgress& st) {
+std::vector<bool> runs_straight_on(const RankDag& rd, const RankShape& st, bool ready_order) {
   const std::size_t n = rd.ops.size();
   std::vector<bool> next(n, false);
-  if (st.ready_order) return next;
+  if (ready_order) return next;
   // Each op's place in its stream.
   std::vector<std::uint32_t> pos(n, 0);
   for (const std::vector<std::uint32_t>& ops : st.stream_ops) {

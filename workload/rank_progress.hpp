@@ -16,11 +16,35 @@ namespace fabricsim::workload {
 
 inline constexpr int kStreams = static_cast<int>(Stream::Count);
 
-struct RankProgress {
-  std::vector<std::uint32_t> waiting;  // per op: dependencies not yet done
+// What a rank's DAG means for walking it: how many dependencies each op waits for, the ops each
+// one releases, and each stream's ops in list order. It depends on the ops' kinds, streams and
+// dependencies only, so the ranks whose DAGs are alike in those (in a Megatron iteration, every
+// rank of a pipeline stage: 128 of the 1,024 ranks of GPT-3 175B at tp 8, dp 16) share one.
+struct RankShape {
+  std::vector<std::uint32_t> deps;  // per op: how many dependencies it waits for
   std::vector<std::uint32_t> dependents_begin;
   std::vector<std::uint32_t> dependents;
   std::array<std::vector<std::uint32_t>, kStreams> stream_ops;
+};
+
+// Throws std::invalid_argument naming rank r for an op that depends on a later one.
+RankShape rank_shape(const RankDag& rd, std::uint32_t r);
+
+// One shape per distinct rank structure, numbered in order of the first rank that has it.
+struct RankShapes {
+  std::vector<RankShape> shapes;
+  std::vector<std::uint32_t> of_rank;     // per rank: its shape
+  std::vector<std::uint32_t> first_rank;  // per shape: the first rank that has it
+};
+
+// `threads` compare and build them (oneTBB); the result is the same for any number.
+RankShapes rank_shapes(const Dag& dag, unsigned threads);
+
+// Where one rank stands while an executor runs it: the dependencies each op still waits for
+// and its streams (its RankShape, shared, says the rest).
+struct RankProgress {
+  const RankShape* shape = nullptr;
+  std::vector<std::uint32_t> waiting;  // per op: dependencies not yet done
   std::array<std::uint32_t, kStreams> head{};
   std::array<bool, kStreams> busy{};
   std::uint32_t done = 0;
@@ -34,8 +58,9 @@ struct RankProgress {
     return issue_key ? (*issue_key)[a] > (*issue_key)[b] : a > b;
   }
 
-  // Throws std::invalid_argument naming rank r for an op that depends on a later one.
-  void init(const RankDag& rd, std::uint32_t r, bool ready_first = false);
+  // `s` is rank r's shape (rank_shapes); throws std::invalid_argument naming rank r for issue
+  // keys given for some ops only.
+  void init(const RankDag& rd, const RankShape& s, std::uint32_t r, bool ready_first = false);
 
   // Op i (on a stream: not a receive) has its dependencies done.
   void mark_ready(const Op& op, std::uint32_t i) {
@@ -59,8 +84,9 @@ struct RankProgress {
       busy[s] = true;
       return i;
     }
-    if (busy[s] || head[s] >= stream_ops[s].size()) return -1;
-    const std::uint32_t i = stream_ops[s][head[s]];
+    const std::vector<std::uint32_t>& ops = shape->stream_ops[s];
+    if (busy[s] || head[s] >= ops.size()) return -1;
+    const std::uint32_t i = ops[head[s]];
     if (waiting[i] != 0) return -1;
     busy[s] = true;
     return i;
@@ -92,7 +118,7 @@ inline core::Time kernel_duration(const std::vector<core::Time>& kernel_time,
 // nothing but it waits for this op. An executor may run such a string of kernels as one event,
 // every op's start and end coming out as they would with one event each. None in ready order
 // (Dag::ready_order), where a stream takes whichever ready op has the lowest issue key.
-std::vector<bool> runs_straight_on(const RankDag& rd, const RankProgress& st);
+std::vector<bool> runs_straight_on(const RankDag& rd, const RankShape& shape, bool ready_order);
 
 // Throws std::runtime_error naming the first op of rank r that never ended (`ops`: its timings,
 // -1 for what never started or ended): a DAG that cannot finish, e.g. a cycle between ranks.

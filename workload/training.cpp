@@ -13,6 +13,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <boost/container_hash/hash.hpp>
+
 namespace fabricsim::workload {
 
 using compute::Kernel;
@@ -118,26 +120,28 @@ class Generator {
  private:
   int rank_of(int tp, int dp, int pp) const { return tp + c_.tp * (dp + c_.dp * pp); }
 
-  std::uint32_t group(std::vector<int> ranks) {
-    const auto [it, fresh] =
-        groups_.try_emplace(ranks, static_cast<std::uint32_t>(dag_.groups.size()));
-    if (fresh) dag_.groups.push_back(std::move(ranks));
-    return it->second;
+  std::uint32_t group(const std::vector<int>& ranks) {
+    // Looked up before it is copied: every collective op asks, few groups are new.
+    if (const auto it = groups_.find(ranks); it != groups_.end()) return it->second;
+    const auto g = static_cast<std::uint32_t>(dag_.groups.size());
+    groups_.emplace(ranks, g);
+    dag_.groups.push_back(ranks);
+    return g;
   }
 
   std::uint32_t kernel(const Kernel& k) {
-    const std::array<std::uint64_t, 11> key{static_cast<std::uint64_t>(k.kind),
-                                            static_cast<std::uint64_t>(k.dtype),
-                                            k.batch,
-                                            k.m,
-                                            k.n,
-                                            k.k,
-                                            k.heads,
-                                            k.seq,
-                                            k.head_dim,
-                                            (k.causal ? 1u : 0u) | (k.backward ? 2u : 0u) |
-                                                (static_cast<std::uint64_t>(k.memory_impl) << 2),
-                                            k.bytes};
+    const KernelKey key{static_cast<std::uint64_t>(k.kind),
+                        static_cast<std::uint64_t>(k.dtype),
+                        k.batch,
+                        k.m,
+                        k.n,
+                        k.k,
+                        k.heads,
+                        k.seq,
+                        k.head_dim,
+                        (k.causal ? 1u : 0u) | (k.backward ? 2u : 0u) |
+                            (static_cast<std::uint64_t>(k.memory_impl) << 2),
+                        k.bytes};
     const auto [it, fresh] =
         kernels_.try_emplace(key, static_cast<std::uint32_t>(dag_.kernels.size()));
     if (fresh) dag_.kernels.push_back(k);
@@ -223,7 +227,8 @@ class Generator {
     // a stage pair share the group, and each side interleaves them in its own order.
     const bool p2p = name == kPpSend || name == kPpRecv;
     const std::uint32_t lane = 4 * g + (p2p ? (phase_ == Phase::Forward ? 1 : 2) : 0);
-    const std::uint64_t key = (std::uint64_t{lane} << 32) | seq_[rank_][lane]++;
+    if (lane >= seq_.size()) seq_.resize(lane + 1, 0);
+    const std::uint64_t key = (std::uint64_t{lane} << 32) | seq_[lane]++;
     const auto [it, fresh] = comms_.try_emplace(key, static_cast<std::uint32_t>(dag_.comms.size()));
     if (fresh) dag_.comms.push_back(Comm{op, bytes, g});
     Op o;
@@ -484,7 +489,7 @@ class Generator {
 
   void build_rank(int rank) {
     rank_ = rank;
-    seq_[rank_];  // the rank's collective counters
+    std::fill(seq_.begin(), seq_.end(), 0u);  // the rank's collective counters
     const int tpr = rank % c_.tp;
     const int dpr = (rank / c_.tp) % c_.dp;
     const int stage = rank / (c_.tp * c_.dp);
@@ -655,9 +660,15 @@ class Generator {
   const TrainingConfig& c_;
   Dag dag_;
   std::map<std::vector<int>, std::uint32_t> groups_;
-  std::map<std::array<std::uint64_t, 11>, std::uint32_t> kernels_;
+  using KernelKey = std::array<std::uint64_t, 11>;
+  struct KernelKeyHash {
+    std::size_t operator()(const KernelKey& k) const {
+      return boost::hash_range(k.begin(), k.end());
+    }
+  };
+  std::unordered_map<KernelKey, std::uint32_t, KernelKeyHash> kernels_;
   std::unordered_map<std::uint64_t, std::uint32_t> comms_;
-  std::unordered_map<int, std::unordered_map<std::uint32_t, std::uint32_t>> seq_;
+  std::vector<std::uint32_t> seq_;  // the current rank's collectives so far, per lane
   int dt_ = 2, b_ = 1, s_ = 1, h_ = 1, tokens_ = 1, local_tokens_ = 1, heads_ = 1, kv_heads_ = 1,
       d_ = 1, ffn_ = 1, gates_ = 1, chunks_ = 1, layers_per_chunk_ = 1, mb_ = 1;
   std::uint64_t act_bytes_ = 0, pp_bytes_ = 0;

@@ -38,6 +38,7 @@ class Executor {
     members_.resize(dag.comms.size());
     transfer_start_.assign(dag.comms.size(), -1);
     recv_waiting_.assign(dag.comms.size(), kNone);
+    shapes_ = rank_shapes(dag, 1);
     for (std::size_t r = 0; r < n; ++r) init_rank(static_cast<std::uint32_t>(r));
   }
 
@@ -63,7 +64,7 @@ class Executor {
   static constexpr std::uint32_t kNone = ~0u;
 
   void init_rank(std::uint32_t r) {
-    state_[r].init(dag_.ranks[r], r, dag_.ready_order);
+    state_[r].init(dag_.ranks[r], shapes_.shapes[shapes_.of_rank[r]], r, dag_.ready_order);
     out_.ops[r].assign(dag_.ranks[r].ops.size(), OpTiming{-1, -1});
   }
 
@@ -142,8 +143,9 @@ class Executor {
     const Op& op = dag_.ranks[r].ops[i];
     out_.ops[r][i].end = now;
     st.finish(op);
-    for (std::uint32_t k = st.dependents_begin[i]; k < st.dependents_begin[i + 1]; ++k) {
-      const std::uint32_t d = st.dependents[k];
+    const RankShape& sh = *st.shape;
+    for (std::uint32_t k = sh.dependents_begin[i]; k < sh.dependents_begin[i + 1]; ++k) {
+      const std::uint32_t d = sh.dependents[k];
       if (--st.waiting[d] == 0) became_ready(r, d, now);
     }
     if (op.kind != OpKind::Recv) try_stream(r, static_cast<int>(op.stream), now);
@@ -153,6 +155,7 @@ class Executor {
   const std::vector<core::Time>& kernel_time_;
   const std::vector<core::Time>& comm_time_;
   const std::vector<double>& slowdown_;
+  RankShapes shapes_;
   std::vector<RankProgress> state_;
   std::vector<std::uint32_t> arrived_;
   // Collectives: (rank, op) of the members that arrived; receives: the waiting op.

@@ -7,6 +7,7 @@
 
 #include "collectives/plan.hpp"
 #include "collectives/tuning.hpp"
+#include "core/parallel.hpp"
 #include "workload/comm_cost.hpp"
 #include "workload/plan_runner.hpp"
 #include "workload/rank_progress.hpp"
@@ -24,7 +25,7 @@ class FabricAgent final : public net::HostApp {
  public:
   FabricAgent(const Dag& dag, const std::vector<Time>& kernel_time,
               const std::vector<double>& slowdown, const std::vector<Time>& start,
-              const collectives::RankLayout& layout, PlanRunner& runner)
+              const collectives::RankLayout& layout, PlanRunner& runner, unsigned threads)
       : dag_(dag), kernel_time_(kernel_time), slowdown_(slowdown), start_(start), runner_(runner) {
     if (kernel_time.size() != dag.kernels.size()) {
       throw std::invalid_argument("training on the fabric: one duration per kernel needed");
@@ -40,9 +41,25 @@ class FabricAgent final : public net::HostApp {
       throw std::invalid_argument(
           fmt::format("the DAG has {} ranks, the cluster {} GPUs", n, layout.ranks.size()));
     }
+    for (std::uint32_t r = 0; r < n; ++r) {
+      if (!dag.ranks[r].simulated) {
+        throw std::invalid_argument(
+            fmt::format("training on the fabric runs every replica, but rank {} was left out", r));
+      }
+    }
+    shapes_ = rank_shapes(dag, threads);
+    straight_on_.resize(shapes_.shapes.size());
+    core::parallel_for(threads, straight_on_.size(), [&](std::size_t k) {
+      straight_on_[k] =
+          runs_straight_on(dag.ranks[shapes_.first_rank[k]], shapes_.shapes[k], dag.ready_order);
+    });
     state_.resize(n);
-    straight_on_.resize(n);
     out_.ops.resize(n);
+    core::parallel_for(threads, n, [&](std::size_t r) {
+      state_[r].init(dag.ranks[r], shapes_.shapes[shapes_.of_rank[r]],
+                     static_cast<std::uint32_t>(r), dag.ready_order);
+      out_.ops[r].assign(dag.ranks[r].ops.size(), OpTiming{-1, -1});
+    });
     std::size_t hosts = 0;
     for (const collectives::RankInfo& r : layout.ranks) {
       hosts = std::max(hosts, static_cast<std::size_t>(r.host) + 1);
@@ -50,13 +67,6 @@ class FabricAgent final : public net::HostApp {
     host_ranks_.resize(hosts);
     rank_host_.resize(n);
     for (std::uint32_t r = 0; r < n; ++r) {
-      if (!dag.ranks[r].simulated) {
-        throw std::invalid_argument(
-            fmt::format("training on the fabric runs every replica, but rank {} was left out", r));
-      }
-      state_[r].init(dag.ranks[r], r, dag.ready_order);
-      straight_on_[r] = runs_straight_on(dag.ranks[r], state_[r]);
-      out_.ops[r].assign(dag.ranks[r].ops.size(), OpTiming{-1, -1});
       rank_host_[r] = static_cast<std::uint32_t>(layout.ranks[r].host);
       host_ranks_[rank_host_[r]].push_back(r);
     }
@@ -68,12 +78,12 @@ class FabricAgent final : public net::HostApp {
     op_of_.assign(op_base_.back(), ~0u);
     // Every communication op is its communication's participant: checked here, so that the
     // run finds it again (start) without a check that can fail.
-    for (std::uint32_t r = 0; r < n; ++r) {
+    core::parallel_for(threads, n, [&](std::size_t r) {
       const std::vector<Op>& ops = dag.ranks[r].ops;
       for (std::uint32_t i = 0; i < ops.size(); ++i) {
-        if (ops[i].kind != OpKind::Compute) participant(r, i);
+        if (ops[i].kind != OpKind::Compute) participant(static_cast<std::uint32_t>(r), i);
       }
-    }
+    });
   }
 
   static void on_done(void* self, Ctx& ctx, std::uint32_t comm, std::uint32_t p) {
@@ -153,10 +163,12 @@ class FabricAgent final : public net::HostApp {
     if (op.kind == OpKind::Compute) {
       // The kernels that follow it straight on run in the same event; each gets its own times.
       // (In list order the stream's head is op i.)
-      const std::vector<std::uint32_t>& stream = state_[r].stream_ops[static_cast<int>(op.stream)];
+      const std::vector<std::uint32_t>& stream =
+          state_[r].shape->stream_ops[static_cast<int>(op.stream)];
+      const std::vector<bool>& straight_on = straight_on_[shapes_.of_rank[r]];
       std::uint32_t at = state_[r].head[static_cast<int>(op.stream)];
       Time end = ctx.now() + kernel_duration(kernel_time_, slowdown_, r, op.item);
-      for (std::uint32_t k = i; straight_on_[r][k];) {
+      for (std::uint32_t k = i; straight_on[k];) {
         out_.ops[r][k].end = end;
         k = stream[++at];
         out_.ops[r][k].start = end;
@@ -201,13 +213,15 @@ class FabricAgent final : public net::HostApp {
   // their stream's next kernel, which is already running.
   void finish_kernels(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
     RankProgress& st = state_[r];
-    while (straight_on_[r][i]) {
+    const RankShape& sh = *st.shape;
+    const std::vector<bool>& straight_on = straight_on_[shapes_.of_rank[r]];
+    while (straight_on[i]) {
       const Op& op = dag_.ranks[r].ops[i];
       const int s = static_cast<int>(op.stream);
       ++st.done;
-      const std::uint32_t next = st.stream_ops[s][++st.head[s]];
-      for (std::uint32_t k = st.dependents_begin[i]; k < st.dependents_begin[i + 1]; ++k) {
-        --st.waiting[st.dependents[k]];
+      const std::uint32_t next = sh.stream_ops[s][++st.head[s]];
+      for (std::uint32_t k = sh.dependents_begin[i]; k < sh.dependents_begin[i + 1]; ++k) {
+        --st.waiting[sh.dependents[k]];
       }
       i = next;
     }
@@ -219,8 +233,9 @@ class FabricAgent final : public net::HostApp {
     const Op& op = dag_.ranks[r].ops[i];
     out_.ops[r][i].end = ctx.now();
     st.finish(op);
-    for (std::uint32_t k = st.dependents_begin[i]; k < st.dependents_begin[i + 1]; ++k) {
-      const std::uint32_t d = st.dependents[k];
+    const RankShape& sh = *st.shape;
+    for (std::uint32_t k = sh.dependents_begin[i]; k < sh.dependents_begin[i + 1]; ++k) {
+      const std::uint32_t d = sh.dependents[k];
       if (--st.waiting[d] == 0) became_ready(ctx, r, d);
     }
     if (op.kind != OpKind::Recv) try_stream(ctx, r, static_cast<int>(op.stream));
@@ -234,13 +249,14 @@ class FabricAgent final : public net::HostApp {
   PlanRunner& runner_;
   // Everything below is per rank (or per member of a communication): only the events of that
   // rank's host touch it.
+  RankShapes shapes_;
+  std::vector<std::vector<bool>> straight_on_;  // per shape: runs_straight_on
   std::vector<RankProgress> state_;
-  std::vector<std::vector<bool>> straight_on_;  // per rank: runs_straight_on
   TrainingTimeline out_;
   std::vector<std::uint32_t> rank_host_;
   std::vector<std::vector<std::uint32_t>> host_ranks_;
-  std::vector<std::size_t> op_base_;                 // per comm: its members' entries in op_of_
-  std::vector<std::uint32_t> op_of_;                 // per comm and member: the member's op
+  std::vector<std::size_t> op_base_;  // per comm: its members' entries in op_of_
+  std::vector<std::uint32_t> op_of_;  // per comm and member: the member's op
   net::Network* net_ = nullptr;
 };
 
@@ -298,7 +314,8 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
                         jobs ? jobs->job[static_cast<std::size_t>(dag.groups[g].front())] : 0);
   }
   static const std::vector<Time> kNoStart;
-  FabricAgent agent(dag, kernel_time, slowdown, jobs ? jobs->start : kNoStart, layout, runner);
+  FabricAgent agent(dag, kernel_time, slowdown, jobs ? jobs->start : kNoStart, layout, runner,
+                    run.threads);
   net::Network network(topo, cfg, runner.take_flows());
   network.set_app(&agent, params.host_delay);
   runner.add_channels(network);

@@ -28,9 +28,7 @@ RankDag rank_dag(const std::vector<Spec>& specs) {
 }
 
 std::vector<bool> straight(const RankDag& rd, bool ready_order = false) {
-  RankProgress st;
-  st.init(rd, 0, ready_order);
-  return runs_straight_on(rd, st);
+  return runs_straight_on(rd, rank_shape(rd, 0), ready_order);
 }
 
 }  // namespace
@@ -55,4 +53,48 @@ TEST_CASE("rank progress: which kernels run straight on into the next", "[worklo
           std::vector<bool>{false, true, false, false, true, false, false, false, true, false});
   // Ready order: a stream takes the ready op of lowest issue key, so no kernel is sure to.
   REQUIRE(straight(rd, true) == std::vector<bool>(rd.ops.size(), false));
+}
+
+TEST_CASE("rank shapes: ranks alike in kinds, streams and dependencies share one", "[workload]") {
+  constexpr OpKind C = OpKind::Compute, K = OpKind::Collective;
+  constexpr Stream S = Stream::Compute, T = Stream::Tp;
+  Dag dag;
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {1}}}));
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {0}}}));  // another dependency
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {1}}}));
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, S, {0}}, {C, S, {1}}}));  // another stream
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}}));               // fewer ops
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {0}}}));
+  dag.ranks[2].ops[2].item = 7;  // what an op runs is not the shape's business
+  for (const unsigned threads : {1u, 2u}) {
+    const RankShapes s = rank_shapes(dag, threads);
+    REQUIRE(s.of_rank == std::vector<std::uint32_t>{0, 1, 0, 2, 3, 1});
+    REQUIRE(s.first_rank == std::vector<std::uint32_t>{0, 1, 3, 4});
+    REQUIRE(s.shapes.size() == 4);
+    for (std::uint32_t r = 0; r < dag.ranks.size(); ++r) {
+      const RankShape own = rank_shape(dag.ranks[r], r);
+      const RankShape& shared = s.shapes[s.of_rank[r]];
+      CHECK(shared.deps == own.deps);
+      CHECK(shared.dependents_begin == own.dependents_begin);
+      CHECK(shared.dependents == own.dependents);
+      CHECK(shared.stream_ops == own.stream_ops);
+    }
+  }
+  // Each rank keeps its own counts.
+  RankProgress a, b;
+  const RankShapes s = rank_shapes(dag, 1);
+  a.init(dag.ranks[0], s.shapes[0], 0);
+  b.init(dag.ranks[2], s.shapes[0], 2);
+  --a.waiting[1];
+  CHECK(a.waiting == std::vector<std::uint32_t>{0, 0, 1});
+  CHECK(b.waiting == std::vector<std::uint32_t>{0, 1, 1});
+}
+
+TEST_CASE("rank shapes: an op that depends on a later one is named", "[workload]") {
+  constexpr OpKind C = OpKind::Compute;
+  constexpr Stream S = Stream::Compute;
+  Dag dag;
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {C, S, {0}}}));
+  dag.ranks.push_back(rank_dag({{C, S, {1}}, {C, S, {}}}));
+  REQUIRE_THROWS_WITH(rank_shapes(dag, 2), "training DAG: rank 1 op 0 depends on a later op");
 }
