@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "collectives/plan.hpp"
 #include "core/parallel.hpp"
@@ -56,28 +57,61 @@ collectives::RankLayout comm_members(const Dag& dag, std::size_t comm,
   return members;
 }
 
+std::vector<std::vector<collectives::RankInfo>> group_members(
+    const Dag& dag, const collectives::RankLayout& layout) {
+  std::vector<std::vector<collectives::RankInfo>> out(dag.groups.size());
+  for (std::size_t g = 0; g < dag.groups.size(); ++g) {
+    for (const int r : dag.groups[g]) {
+      if (r < 0 || static_cast<std::size_t>(r) >= layout.ranks.size()) {
+        throw std::invalid_argument("communication group names rank " + std::to_string(r) +
+                                    " but the cluster has " + std::to_string(layout.ranks.size()) +
+                                    " GPUs");
+      }
+      out[g].push_back(layout.ranks[static_cast<std::size_t>(r)]);
+    }
+  }
+  return out;
+}
+
 CommShapes comm_shapes(const Dag& dag, const collectives::RankLayout& layout) {
+  // Per group, where its members sit (hosts numbered in order of appearance) and on how many
+  // hosts: a communication's shape is its operation and size and that, so each (operation,
+  // size, group) is looked up once, not each of the million communications of a large DAG.
+  const std::vector<std::vector<collectives::RankInfo>> members = group_members(dag, layout);
+  std::vector<std::vector<std::int64_t>> where(dag.groups.size());
+  std::vector<std::size_t> hosts_of(dag.groups.size());
+  for (std::size_t g = 0; g < members.size(); ++g) {
+    std::vector<int> hosts;
+    for (const collectives::RankInfo& info : members[g]) {
+      const auto it = std::find(hosts.begin(), hosts.end(), info.host);
+      where[g].push_back(it - hosts.begin());
+      if (it == hosts.end()) hosts.push_back(info.host);
+      where[g].push_back(info.local);
+      where[g].push_back(info.nic);
+    }
+    hosts_of[g] = hosts.size();
+  }
   CommShapes out;
   out.shape_of.resize(dag.comms.size());
   std::map<std::vector<std::int64_t>, std::size_t> index;
+  std::map<std::tuple<int, std::uint64_t, std::uint32_t>, std::size_t> seen;
   for (std::size_t i = 0; i < dag.comms.size(); ++i) {
     const Comm& comm = dag.comms[i];
-    std::vector<std::int64_t> key{static_cast<std::int64_t>(comm.op),
-                                  static_cast<std::int64_t>(comm.bytes)};
-    std::vector<int> hosts;  // first-appearance numbering
-    for (const collectives::RankInfo& info : comm_members(dag, i, layout).ranks) {
-      const auto it = std::find(hosts.begin(), hosts.end(), info.host);
-      key.push_back(it - hosts.begin());
-      if (it == hosts.end()) hosts.push_back(info.host);
-      key.push_back(info.local);
-      key.push_back(info.nic);
+    const auto [at, fresh_comm] =
+        seen.try_emplace({static_cast<int>(comm.op), comm.bytes, comm.group}, 0);
+    if (fresh_comm) {
+      std::vector<std::int64_t> key{static_cast<std::int64_t>(comm.op),
+                                    static_cast<std::int64_t>(comm.bytes)};
+      key.insert(key.end(), where[comm.group].begin(), where[comm.group].end());
+      const auto [it, fresh] = index.try_emplace(std::move(key), out.first.size());
+      if (fresh) {
+        out.first.push_back(i);
+        out.weight.push_back(static_cast<double>(comm.bytes) *
+                             static_cast<double>(hosts_of[comm.group]));
+      }
+      at->second = it->second;
     }
-    const auto [it, fresh] = index.try_emplace(std::move(key), out.first.size());
-    if (fresh) {
-      out.first.push_back(i);
-      out.weight.push_back(static_cast<double>(comm.bytes) * static_cast<double>(hosts.size()));
-    }
-    out.shape_of[i] = it->second;
+    out.shape_of[i] = at->second;
   }
   return out;
 }

@@ -27,6 +27,10 @@ struct CommShapes {
   std::vector<double> weight;         // per shape: bytes x hosts, a guess at its cost
 };
 CommShapes comm_shapes(const Dag& dag, const collectives::RankLayout& layout);
+// Per Dag::groups entry, its members' places, in group order. Throws std::invalid_argument for
+// a group naming a rank the cluster does not have.
+std::vector<std::vector<collectives::RankInfo>> group_members(
+    const Dag& dag, const collectives::RankLayout& layout);
 // Communication `comm`'s members, in group order, as a layout of their own.
 collectives::RankLayout comm_members(const Dag& dag, std::size_t comm,
                                      const collectives::RankLayout& layout);

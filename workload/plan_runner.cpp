@@ -151,9 +151,20 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
       }
     }
   }
+  for (const ShapeConn& sc : s.conns) {
+    for (const std::uint64_t m : sc.messages) s.message_bytes += m;
+  }
   s.plan = std::move(plan);
   shapes_.push_back(std::move(s));
   return static_cast<std::uint32_t>(shapes_.size() - 1);
+}
+
+void PlanRunner::reserve(const std::vector<std::uint32_t>& instance_shapes) {
+  std::size_t parts = parts_.size();
+  for (const std::uint32_t k : instance_shapes) parts += shapes_.at(k).plan.steps.size();
+  parts_.reserve(parts);
+  instances_.reserve(instances_.size() + instance_shapes.size());
+  local_conns_.reserve(local_conns_.size() + instance_shapes.size());
 }
 
 std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
@@ -202,11 +213,9 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
       std::all_of(parts_.begin() + inst.part_base, parts_.end(),
                   [&](const Participant& q) { return q.host == parts_[inst.part_base].host; });
   inst.left = inst.parts;
-  for (const ShapeConn& sc : s.conns) {
-    if (inst.local) {
-      for (const std::uint64_t m : sc.messages) nvlink_bytes_ += m;
-      continue;
-    }
+  if (inst.local) nvlink_bytes_ += s.message_bytes;
+  for (std::size_t k = 0; !inst.local && k < s.conns.size(); ++k) {
+    const ShapeConn& sc = s.conns[k];
     // An instance on its own gets an id of its own, counted down from the top of the range so
     // it never meets a caller's communicator.
     Conn c =

@@ -54,6 +54,8 @@ class PlanRunner {
   // `tag`: its flows' FlowSpec::tag (whose traffic it is). Throws std::invalid_argument when it
   // does not fit the topology.
   static constexpr std::uint64_t kOwnCommunicator = ~std::uint64_t{0};
+  // Room for instances of these shapes, to be added next (a million of them in a large DAG).
+  void reserve(const std::vector<std::uint32_t>& instance_shapes);
   std::uint32_t add_instance(std::uint32_t shape, const std::vector<collectives::RankInfo>& ranks,
                              std::uint64_t communicator = kOwnCommunicator, std::uint16_t tag = 0);
 
@@ -158,6 +160,7 @@ class PlanRunner {
     double block_net_rate = NvlinkFluid::kUnbounded;  // and to another host
     net::Bps qp_rate = 0;                             // each queue pair's own limit (0: none)
     std::uint32_t instances = 0;
+    std::uint64_t message_bytes = 0;  // of all its connections' messages
   };
   struct Instance {
     std::uint32_t shape = 0;

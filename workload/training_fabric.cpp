@@ -307,10 +307,13 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
   // NCCL communicator) when every member issues them in the order they are numbered, on one
   // stream; otherwise each has its own.
   const std::vector<bool> shared = ordered_groups(dag);
+  const std::vector<std::vector<collectives::RankInfo>> members = group_members(dag, layout);
+  std::vector<std::uint32_t> instance_shape(dag.comms.size());
+  for (std::size_t c = 0; c < dag.comms.size(); ++c) instance_shape[c] = shape_id[cs.shape_of[c]];
+  runner.reserve(instance_shape);
   for (std::size_t c = 0; c < dag.comms.size(); ++c) {
     const std::uint32_t g = dag.comms[c].group;
-    runner.add_instance(shape_id[cs.shape_of[c]], comm_members(dag, c, layout).ranks,
-                        shared[g] ? g : PlanRunner::kOwnCommunicator,
+    runner.add_instance(instance_shape[c], members[g], shared[g] ? g : PlanRunner::kOwnCommunicator,
                         jobs ? jobs->job[static_cast<std::size_t>(dag.groups[g].front())] : 0);
   }
   static const std::vector<Time> kNoStart;
