@@ -485,8 +485,9 @@ std::string describe(const Scenario& sc) {
       n.topology.kind, n.topology.hosts.size(), n.topology.nics.size(), switches,
       switches == 1 ? "" : "es", n.topology.links.size(), network, work,
       c.fidelity == net::Fidelity::kFlow
-          ? fmt::format("flow level{}, seed {}, one LP (the thread count does not matter)",
-                        sc.simulation.whole_transfers ? " (whole transfers)" : "", n.run.seed)
+          ? fmt::format("flow level{}, seed {}, one LP ({} threads for the set-up only)",
+                        sc.simulation.whole_transfers ? " (whole transfers)" : "", n.run.seed,
+                        n.run.threads)
           : fmt::format("seed {}, {} threads, up to {} LPs", n.run.seed, n.run.threads, n.run.lps),
       n.run.end == core::kTimeMax ? "when the traffic ends" : core::format_time(n.run.end));
 }
