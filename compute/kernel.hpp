@@ -43,6 +43,7 @@ struct Kernel {
   std::uint64_t bytes = 0;                     // MemoryBound
   MemoryImpl memory_impl = MemoryImpl::Tuned;  // MemoryBound
   std::int64_t given_ps = 0;                   // Given
+  bool operator==(const Kernel&) const = default;
 };
 
 // Floating-point operations the kernel executes (hardware FLOPs: a causal fused attention

@@ -179,8 +179,12 @@ class Generator {
     op.stream = Stream::Compute;
     op.phase = phase_;
     op.name = name;
-    op.item = kernel(k);
-    dag_.hardware_flops += compute::flops(k);
+    // A layer's kernels recur in every layer and micro-batch: the last one of each name and
+    // phase is kept with its number and FLOPs.
+    Memo& memo = memo_[static_cast<std::size_t>(name) * kPhases + static_cast<std::size_t>(phase_)];
+    if (!memo.valid || !(memo.kernel == k)) memo = {k, kernel(k), compute::flops(k), true};
+    op.item = memo.id;
+    dag_.hardware_flops += memo.flops;
     return add(op, after);
   }
 
@@ -669,6 +673,14 @@ class Generator {
   std::unordered_map<KernelKey, std::uint32_t, KernelKeyHash> kernels_;
   std::unordered_map<std::uint64_t, std::uint32_t> comms_;
   std::vector<std::uint32_t> seq_;  // the current rank's collectives so far, per lane
+  struct Memo {
+    Kernel kernel;
+    std::uint32_t id = 0;
+    double flops = 0;
+    bool valid = false;
+  };
+  static constexpr std::size_t kPhases = static_cast<std::size_t>(Phase::Optimizer) + 1;
+  std::vector<Memo> memo_ = std::vector<Memo>(static_cast<std::size_t>(kOpNameCount) * kPhases);
   int dt_ = 2, b_ = 1, s_ = 1, h_ = 1, tokens_ = 1, local_tokens_ = 1, heads_ = 1, kv_heads_ = 1,
       d_ = 1, ffn_ = 1, gates_ = 1, chunks_ = 1, layers_per_chunk_ = 1, mb_ = 1;
   std::uint64_t act_bytes_ = 0, pp_bytes_ = 0;
