@@ -365,6 +365,36 @@ void PlanRunner::start(Ctx& ctx, std::uint32_t instance, std::uint32_t p) {
   }
 }
 
+// Participant `index`'s steps as they start: what each waits for and releases, its connection
+// among the shape's (an instance between hosts adds its conn_base).
+void PlanRunner::step_states(const Shape& shape, std::uint32_t index, LiveSteps& out) const {
+  const std::vector<Step>& steps = shape.plan.steps[index];
+  const std::vector<std::uint32_t>& conn = shape.step_conn[index];
+  std::vector<StepState>& st = out.steps;
+  st.assign(steps.size(), StepState{});
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    st[i].pending = static_cast<std::uint32_t>(s.deps.size());
+    st[i].send = s.dir == Dir::Send;
+    st[i].seq = s.seq;
+    st[i].wire = std::max<std::uint64_t>(1, s.wire_bytes);
+    st[i].conn = conn[i];
+    st[i].pays_latency = !params_.fixed_latency_per_ring_step || s.slice == 0;
+    st[i].copies = s.copies;
+    for (std::uint32_t d : s.deps) ++st[d].next_end;  // counts dependents for now
+  }
+  std::uint32_t at = 0;
+  for (StepState& x : st) {
+    x.next_begin = at;
+    at += x.next_end;
+    x.next_end = x.next_begin;
+  }
+  out.next.resize(at);
+  for (std::uint32_t i = 0; i < steps.size(); ++i) {
+    for (std::uint32_t d : steps[i].deps) out.next[st[d].next_end++] = i;
+  }
+}
+
 // Materialises participant p's steps (and those of its instance's NVSwitch agents on its host)
 // and queues the ones that wait for nothing.
 void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
@@ -382,8 +412,6 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
     }
     local_conns_[part.instance] = std::move(conns);
   }
-  std::vector<Step>& steps = shape.plan.steps[part.index];
-  const std::vector<std::uint32_t>& conn = shape.step_conn[part.index];
   HostState& hs = hosts_[part.host];
   if (hs.free_live.empty()) {
     part.live = static_cast<std::uint32_t>(hs.live.size());
@@ -393,31 +421,24 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
     hs.free_live.pop_back();
   }
   LiveSteps& live = hs.live[part.live];
+  if (shape.instances == 1) {
+    step_states(shape, part.index, live);
+    // A plan run once needs its steps no longer: a plan of a thousand ranks holds gigabytes.
+    std::vector<Step>().swap(shape.plan.steps[part.index]);
+  } else {
+    // Every instance of a shape starts each participant's steps alike: built once, copied.
+    if (shape.start.empty()) shape.start.resize(shape.plan.steps.size());
+    LiveSteps& start = shape.start[part.index];
+    if (start.steps.empty() && !shape.plan.steps[part.index].empty()) {
+      step_states(shape, part.index, start);
+    }
+    live.steps = start.steps;
+    live.next = start.next;
+  }
   std::vector<StepState>& st = live.steps;
-  st.assign(steps.size(), StepState{});
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const Step& s = steps[i];
-    st[i].pending = static_cast<std::uint32_t>(s.deps.size());
-    st[i].send = s.dir == Dir::Send;
-    st[i].seq = s.seq;
-    st[i].wire = std::max<std::uint64_t>(1, s.wire_bytes);
-    st[i].conn = inst.local ? conn[i] : inst.conn_base + conn[i];
-    st[i].pays_latency = !params_.fixed_latency_per_ring_step || s.slice == 0;
-    st[i].copies = s.copies;
-    for (std::uint32_t d : s.deps) ++st[d].next_end;  // counts dependents for now
+  if (!inst.local) {
+    for (StepState& x : st) x.conn += inst.conn_base;
   }
-  std::uint32_t at = 0;
-  for (StepState& x : st) {
-    x.next_begin = at;
-    at += x.next_end;
-    x.next_end = x.next_begin;
-  }
-  live.next.resize(at);
-  for (std::uint32_t i = 0; i < steps.size(); ++i) {
-    for (std::uint32_t d : steps[i].deps) live.next[st[d].next_end++] = i;
-  }
-  // A plan run once needs its steps no longer: a plan of a thousand ranks holds gigabytes.
-  if (shape.instances == 1) std::vector<Step>().swap(steps);
   for (std::uint32_t i = 0; i < st.size(); ++i) {
     if (st[i].pending == 0) hs.work.push_back({p, i});
   }

@@ -161,6 +161,7 @@ class PlanRunner {
     net::Bps qp_rate = 0;                             // each queue pair's own limit (0: none)
     std::uint32_t instances = 0;
     std::uint64_t message_bytes = 0;  // of all its connections' messages
+    std::vector<LiveSteps> start;     // per participant: step_states, once it has run
   };
   struct Instance {
     std::uint32_t shape = 0;
@@ -189,6 +190,7 @@ class PlanRunner {
     return hosts_[part.host].live[part.live];
   }
   StepState& step_of(std::uint32_t p, std::uint32_t i) { return live_of(p).steps[i]; }
+  void step_states(const Shape& shape, std::uint32_t index, LiveSteps& out) const;
 
   Conn new_conn(const Shape& shape, const ShapeConn& sc, std::uint32_t from, std::uint32_t to,
                 std::uint64_t communicator, std::uint16_t tag = 0);
