@@ -106,19 +106,77 @@ class Generator {
     dag_.ranks.resize(c.world());
   }
 
-  Dag run() {
+  // `replay`: ranks alike (one pipeline stage, one expert block) are replayed from the first of
+  // them (replay_rank) instead of built from the model; the DAG is the same either way.
+  Dag run(bool replay) {
+    std::map<std::pair<int, int>, int> first;  // per (stage, expert block): its first rank
     for (int r = 0; r < c_.world(); ++r) {
       if (c_.one_replica && (r / c_.tp) % c_.dp != 0) {
         dag_.ranks[r].simulated = false;
         continue;
       }
-      build_rank(r);
+      const Coord at = coord(r);
+      const auto [it, fresh] = first.try_emplace({at.pp, c_.ep > 1 ? at.dp / c_.ep : 0}, r);
+      if (fresh || !replay) {
+        build_rank(r);
+      } else {
+        replay_rank(it->second, r);
+      }
     }
     return std::move(dag_);
   }
 
  private:
   int rank_of(int tp, int dp, int pp) const { return tp + c_.tp * (dp + c_.dp * pp); }
+  struct Coord {
+    int tp, dp, pp;
+  };
+  Coord coord(int r) const { return {r % c_.tp, (r / c_.tp) % c_.dp, r / (c_.tp * c_.dp)}; }
+
+  // Rank `rank` runs what rank `from` of its stage and expert block runs: the same ops and
+  // dependencies (the generator reads a rank's place in its stage only to form its groups), on
+  // its own groups. A group holds a coordinate constant at its rank's own (a tensor-parallel
+  // group its data-parallel index and stage) or runs over it; the constants follow the rank,
+  // the rest stays, in order, which forms the very groups build_rank would. Groups and
+  // communications are numbered as build_rank numbers them, in the same order.
+  void replay_rank(int from, int rank) {
+    rank_ = rank;
+    std::fill(seq_.begin(), seq_.end(), 0u);
+    const Coord a = coord(from), b = coord(rank);
+    RankDag& rd = dag_.ranks[rank];
+    rd.ops = dag_.ranks[from].ops;
+    rd.deps = dag_.ranks[from].deps;
+    std::vector<int> members;
+    for (Op& op : rd.ops) {
+      if (op.kind == OpKind::Compute) {
+        if (op.item >= kernel_flops_.size()) {
+          for (std::size_t k = kernel_flops_.size(); k < dag_.kernels.size(); ++k) {
+            kernel_flops_.push_back(compute::flops(dag_.kernels[k]));
+          }
+        }
+        dag_.hardware_flops += kernel_flops_[op.item];
+        continue;
+      }
+      const Comm was = dag_.comms[op.item];
+      const std::vector<int>& g = dag_.groups[was.group];
+      bool same_tp = true, same_dp = true, same_pp = true;
+      for (const int m : g) {
+        const Coord c = coord(m);
+        same_tp = same_tp && c.tp == a.tp;
+        same_dp = same_dp && c.dp == a.dp;
+        same_pp = same_pp && c.pp == a.pp;
+      }
+      members.clear();
+      for (const int m : g) {
+        const Coord c = coord(m);
+        members.push_back(
+            rank_of(same_tp ? b.tp : c.tp, same_dp ? b.dp : c.dp, same_pp ? b.pp : c.pp));
+      }
+      phase_ = op.phase;
+      op.item = comm(static_cast<Name>(op.name), was.op, was.bytes, members);
+    }
+    phase_ = Phase::Optimizer;  // where build_rank leaves it
+  }
 
   std::uint32_t group(const std::vector<int>& ranks) {
     // Looked up before it is copied: every collective op asks, few groups are new.
@@ -221,26 +279,32 @@ class Generator {
     return compute(name, k, after);
   }
 
-  std::int64_t collective(Name name, Stream stream, collectives::Op op, std::uint64_t bytes,
-                          const std::vector<int>& members,
-                          std::initializer_list<std::int64_t> deps) {
+  // The communication the current rank's next op `name` on `members` joins: members issue
+  // their collectives on a group in the same order, so the n-th on group g of every member is
+  // one collective. Point-to-point transfers count forward and backward apart: with two stages
+  // (or the interleaved schedule's wrap-around) both directions of a stage pair share the
+  // group, and each side interleaves them in its own order.
+  std::uint32_t comm(Name name, collectives::Op op, std::uint64_t bytes,
+                     const std::vector<int>& members) {
     const std::uint32_t g = group(members);
-    // Members issue their collectives on a group in the same order: the n-th on group g of
-    // every member is one collective. Point-to-point transfers count forward and backward
-    // apart: with two stages (or the interleaved schedule's wrap-around) both directions of
-    // a stage pair share the group, and each side interleaves them in its own order.
     const bool p2p = name == kPpSend || name == kPpRecv;
     const std::uint32_t lane = 4 * g + (p2p ? (phase_ == Phase::Forward ? 1 : 2) : 0);
     if (lane >= seq_.size()) seq_.resize(lane + 1, 0);
     const std::uint64_t key = (std::uint64_t{lane} << 32) | seq_[lane]++;
     const auto [it, fresh] = comms_.try_emplace(key, static_cast<std::uint32_t>(dag_.comms.size()));
     if (fresh) dag_.comms.push_back(Comm{op, bytes, g});
+    return it->second;
+  }
+
+  std::int64_t collective(Name name, Stream stream, collectives::Op op, std::uint64_t bytes,
+                          const std::vector<int>& members,
+                          std::initializer_list<std::int64_t> deps) {
     Op o;
     o.kind = name == kPpSend ? OpKind::Send : name == kPpRecv ? OpKind::Recv : OpKind::Collective;
     o.stream = stream;
     o.phase = phase_;
     o.name = name;
-    o.item = it->second;
+    o.item = comm(name, op, bytes, members);
     return add(o, deps);
   }
 
@@ -672,7 +736,8 @@ class Generator {
   };
   std::unordered_map<KernelKey, std::uint32_t, KernelKeyHash> kernels_;
   std::unordered_map<std::uint64_t, std::uint32_t> comms_;
-  std::vector<std::uint32_t> seq_;  // the current rank's collectives so far, per lane
+  std::vector<std::uint32_t> seq_;    // the current rank's collectives so far, per lane
+  std::vector<double> kernel_flops_;  // per kernel, for replay_rank
   struct Memo {
     Kernel kernel;
     std::uint32_t id = 0;
@@ -738,7 +803,15 @@ void validate(const TrainingConfig& c, const ModelSpec& m) {
 Dag build_training(const ModelSpec& m, const TrainingConfig& c) {
   validate(m);
   validate(c, m);
-  Dag dag = Generator(m, c).run();
+  Dag dag = Generator(m, c).run(true);
+  dag.model_flops = model_flops(m, c);
+  return dag;
+}
+
+Dag build_training_each_rank(const ModelSpec& m, const TrainingConfig& c) {
+  validate(m);
+  validate(c, m);
+  Dag dag = Generator(m, c).run(false);
   dag.model_flops = model_flops(m, c);
   return dag;
 }

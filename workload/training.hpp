@@ -82,6 +82,7 @@ struct Op {
   std::uint32_t deps_end = 0;
   std::int32_t micro_batch = -1;  // -1: not per micro-batch (optimizer, gradient reduction)
   std::int32_t layer = -1;
+  bool operator==(const Op&) const = default;
 };
 
 // Names operations show in the trace.
@@ -95,6 +96,7 @@ struct RankDag {
   // Dag::ready_order: per op, the key by which ready ops are taken, lowest first (an imported
   // trace's node ids); empty: the op's index.
   std::vector<std::uint64_t> issue_key;
+  bool operator==(const RankDag&) const = default;
 };
 
 // One communication: a collective over `group`, or a point-to-point transfer from group[0] to
@@ -104,6 +106,7 @@ struct Comm {
   collectives::Op op = collectives::Op::AllReduce;
   std::uint64_t bytes = 0;  // as Call::bytes (nccl-tests' size)
   std::uint32_t group = 0;  // index into Dag::groups
+  bool operator==(const Comm&) const = default;
 };
 
 struct Dag {
@@ -123,6 +126,10 @@ struct Dag {
 
 // Throws std::invalid_argument when the model or the configuration is inconsistent.
 Dag build_training(const ModelSpec& m, const TrainingConfig& c);
+// The same DAG with every rank built from the model: build_training builds the first rank of
+// each pipeline stage (and expert block) so and replays the others from it. For the tests that
+// check the two agree.
+Dag build_training_each_rank(const ModelSpec& m, const TrainingConfig& c);
 
 // Model FLOPs of one iteration (no recomputation), Megatron's count: what MFU divides by.
 double model_flops(const ModelSpec& m, const TrainingConfig& c);

@@ -486,3 +486,58 @@ TEST_CASE("training run, isolated: identical results for every thread count and 
   // Both ways of running the shapes were compared with the one-thread reference.
   REQUIRE(side_by_side);
 }
+
+TEST_CASE("training DAG: ranks replayed from the first of their stage are the ranks built",
+          "[workload][training]") {
+  // Every shape of group the generator forms: tensor-, data- and expert-parallel groups,
+  // pipeline pairs both ways (two stages share one pair), the embedding group, ZeRO-3's
+  // per-layer gathers, the interleaved schedule's wrap-around.
+  struct Case {
+    const char* what;
+    TrainingConfig c;
+    int experts = 0;
+  };
+  std::vector<Case> cases;
+  const auto add = [&](const char* what, auto set, int experts = 0) {
+    TrainingConfig c;
+    c.micro_batch = 1;
+    set(c);
+    cases.push_back({what, c, experts});
+  };
+  add("tp 2, pp 2, dp 2, every replica", [](TrainingConfig& c) {
+    c.tp = 2, c.pp = 2, c.dp = 2, c.global_batch = 8, c.one_replica = false;
+  });
+  add("tp 2, pp 4, dp 2, one replica", [](TrainingConfig& c) {
+    c.tp = 2, c.pp = 4, c.dp = 2, c.global_batch = 8, c.sequence_parallel = true;
+  });
+  add("ZeRO-3, dp 4", [](TrainingConfig& c) {
+    c.tp = 2, c.pp = 2, c.dp = 4, c.global_batch = 8, c.zero = 3, c.one_replica = false;
+  });
+  add("ZeRO-1, interleaved", [](TrainingConfig& c) {
+    c.pp = 2, c.dp = 3, c.global_batch = 12, c.zero = 1, c.schedule = Schedule::Interleaved,
+    c.virtual_stages = 2, c.one_replica = false;
+  });
+  add(
+      "MoE, ep 2 of dp 4",
+      [](TrainingConfig& c) {
+        c.tp = 2, c.pp = 2, c.dp = 4, c.ep = 2, c.global_batch = 8, c.one_replica = false;
+      },
+      4);
+  for (const Case& k : cases) {
+    INFO(k.what);
+    ModelSpec m = gpt(4, 256, 8, 128, 1024);
+    if (k.experts > 0) m.experts = k.experts, m.top_k = 2;
+    const Dag replayed = build_training(m, k.c);
+    const Dag built = build_training_each_rank(m, k.c);
+    REQUIRE(replayed.ranks.size() == built.ranks.size());
+    for (std::size_t r = 0; r < built.ranks.size(); ++r) {
+      INFO("rank " << r);
+      CHECK(replayed.ranks[r] == built.ranks[r]);
+    }
+    CHECK(replayed.groups == built.groups);
+    CHECK(replayed.comms == built.comms);
+    CHECK(replayed.kernels == built.kernels);
+    // Summed in the same order: bit for bit.
+    CHECK(replayed.hardware_flops == built.hardware_flops);
+  }
+}
