@@ -11,13 +11,15 @@ namespace fabricsim::workload {
 
 namespace {
 
-// Two ranks' DAGs alike in what RankShape reads: the ops' kinds, streams and dependencies.
+// Two ranks' DAGs alike in what RankShape reads (the ops' kinds, streams and dependencies)
+// and in their kernels, so that an executor may read either's compute ops.
 bool same_structure(const RankDag& a, const RankDag& b) {
   if (a.ops.size() != b.ops.size()) return false;
   for (std::size_t i = 0; i < a.ops.size(); ++i) {
     const Op& x = a.ops[i];
     const Op& y = b.ops[i];
     if (x.kind != y.kind || x.stream != y.stream ||
+        (x.kind == OpKind::Compute && x.item != y.item) ||
         !std::equal(a.deps.begin() + x.deps_begin, a.deps.begin() + x.deps_end,
                     b.deps.begin() + y.deps_begin, b.deps.begin() + y.deps_end)) {
       return false;
@@ -32,6 +34,7 @@ std::size_t structure_hash(const RankDag& rd) {
     boost::hash_combine(h,
                         (static_cast<unsigned>(op.kind) << 8) | static_cast<unsigned>(op.stream));
     boost::hash_combine(h, op.deps_end - op.deps_begin);
+    if (op.kind == OpKind::Compute) boost::hash_combine(h, op.item);
     for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) boost::hash_combine(h, rd.deps[k]);
   }
   return h;

@@ -18,8 +18,9 @@ inline constexpr int kStreams = static_cast<int>(Stream::Count);
 
 // What a rank's DAG means for walking it: how many dependencies each op waits for, the ops each
 // one releases, and each stream's ops in list order. It depends on the ops' kinds, streams and
-// dependencies only, so the ranks whose DAGs are alike in those (in a Megatron iteration, every
-// rank of a pipeline stage: 128 of the 1,024 ranks of GPT-3 175B at tp 8, dp 16) share one.
+// dependencies only; the ranks whose DAGs are alike in those and in their kernels (in a
+// Megatron iteration, every rank of a pipeline stage: 128 of the 1,024 ranks of GPT-3 175B at
+// tp 8, dp 16) share one, and an executor may read their compute ops from the first of them.
 struct RankShape {
   std::vector<std::uint32_t> deps;  // per op: how many dependencies it waits for
   std::vector<std::uint32_t> dependents_begin;
@@ -30,7 +31,8 @@ struct RankShape {
 // Throws std::invalid_argument naming rank r for an op that depends on a later one.
 RankShape rank_shape(const RankDag& rd, std::uint32_t r);
 
-// One shape per distinct rank structure, numbered in order of the first rank that has it.
+// One shape per distinct rank structure (and kernels), numbered in order of the first rank that
+// has it.
 struct RankShapes {
   std::vector<RankShape> shapes;
   std::vector<std::uint32_t> of_rank;     // per rank: its shape

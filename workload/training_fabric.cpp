@@ -53,6 +53,12 @@ class FabricAgent final : public net::HostApp {
       straight_on_[k] =
           runs_straight_on(dag.ranks[shapes_.first_rank[k]], shapes_.shapes[k], dag.ready_order);
     });
+    // Kinds, streams and kernels are read from the first rank of each shape, whose ops stay in
+    // cache for all of its ranks; a communication op's own number from the rank's.
+    shape_ops_.resize(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      shape_ops_[r] = dag.ranks[shapes_.first_rank[shapes_.of_rank[r]]].ops.data();
+    }
     state_.resize(n);
     out_.ops.resize(n);
     core::parallel_for(threads, n, [&](std::size_t r) {
@@ -143,7 +149,7 @@ class FabricAgent final : public net::HostApp {
   // Dependencies done: a receive is posted at once; anything else starts when it heads its
   // stream and the stream is free.
   void became_ready(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
-    const Op& op = dag_.ranks[r].ops[i];
+    const Op& op = shape_ops_[r][i];
     if (op.kind == OpKind::Recv) {
       start(ctx, r, i);
     } else {
@@ -158,7 +164,7 @@ class FabricAgent final : public net::HostApp {
   }
 
   void start(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
-    const Op& op = dag_.ranks[r].ops[i];
+    const Op& op = shape_ops_[r][i];
     out_.ops[r][i].start = ctx.now();
     if (op.kind == OpKind::Compute) {
       // The kernels that follow it straight on run in the same event; each gets its own times.
@@ -172,14 +178,15 @@ class FabricAgent final : public net::HostApp {
         out_.ops[r][k].end = end;
         k = stream[++at];
         out_.ops[r][k].start = end;
-        end += kernel_duration(kernel_time_, slowdown_, r, dag_.ranks[r].ops[k].item);
+        end += kernel_duration(kernel_time_, slowdown_, r, shape_ops_[r][k].item);
       }
       net_->host_send(ctx, rank_host_[r], end - ctx.now(), net::AppMsg{kOpDone, r, i});
       return;
     }
+    const std::uint32_t comm = dag_.ranks[r].ops[i].item;  // the rank's own
     const std::uint32_t p = participant(r, i);
-    op_of_[op_base_[op.item] + p] = i;
-    runner_.start(ctx, op.item, p);
+    op_of_[op_base_[comm] + p] = i;
+    runner_.start(ctx, comm, p);
   }
 
   // Rank r's op i in its communication: a transfer's sender is participant 0, its receiver 1;
@@ -216,7 +223,7 @@ class FabricAgent final : public net::HostApp {
     const RankShape& sh = *st.shape;
     const std::vector<bool>& straight_on = straight_on_[shapes_.of_rank[r]];
     while (straight_on[i]) {
-      const Op& op = dag_.ranks[r].ops[i];
+      const Op& op = shape_ops_[r][i];
       const int s = static_cast<int>(op.stream);
       ++st.done;
       const std::uint32_t next = sh.stream_ops[s][++st.head[s]];
@@ -230,7 +237,7 @@ class FabricAgent final : public net::HostApp {
 
   void finish(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
     RankProgress& st = state_[r];
-    const Op& op = dag_.ranks[r].ops[i];
+    const Op& op = shape_ops_[r][i];
     out_.ops[r][i].end = ctx.now();
     st.finish(op);
     const RankShape& sh = *st.shape;
@@ -251,6 +258,7 @@ class FabricAgent final : public net::HostApp {
   // rank's host touch it.
   RankShapes shapes_;
   std::vector<std::vector<bool>> straight_on_;  // per shape: runs_straight_on
+  std::vector<const Op*> shape_ops_;            // per rank: its shape's first rank's ops
   std::vector<RankProgress> state_;
   TrainingTimeline out_;
   std::vector<std::uint32_t> rank_host_;
