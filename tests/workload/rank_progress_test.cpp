@@ -55,7 +55,8 @@ TEST_CASE("rank progress: which kernels run straight on into the next", "[worklo
   REQUIRE(straight(rd, true) == std::vector<bool>(rd.ops.size(), false));
 }
 
-TEST_CASE("rank shapes: ranks alike in kinds, streams and dependencies share one", "[workload]") {
+TEST_CASE("rank shapes: ranks alike in kinds, streams, dependencies and kernels share one",
+          "[workload]") {
   constexpr OpKind C = OpKind::Compute, K = OpKind::Collective;
   constexpr Stream S = Stream::Compute, T = Stream::Tp;
   Dag dag;
@@ -65,12 +66,14 @@ TEST_CASE("rank shapes: ranks alike in kinds, streams and dependencies share one
   dag.ranks.push_back(rank_dag({{C, S, {}}, {K, S, {0}}, {C, S, {1}}}));  // another stream
   dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}}));               // fewer ops
   dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {0}}}));
-  dag.ranks[2].ops[2].item = 7;  // what an op runs is not the shape's business
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {1}}}));
+  dag.ranks[2].ops[1].item = 7;  // which communication an op joins is the rank's own
+  dag.ranks[6].ops[2].item = 3;  // its kernels are the shape's
   for (const unsigned threads : {1u, 2u}) {
     const RankShapes s = rank_shapes(dag, threads);
-    REQUIRE(s.of_rank == std::vector<std::uint32_t>{0, 1, 0, 2, 3, 1});
-    REQUIRE(s.first_rank == std::vector<std::uint32_t>{0, 1, 3, 4});
-    REQUIRE(s.shapes.size() == 4);
+    REQUIRE(s.of_rank == std::vector<std::uint32_t>{0, 1, 0, 2, 3, 1, 4});
+    REQUIRE(s.first_rank == std::vector<std::uint32_t>{0, 1, 3, 4, 6});
+    REQUIRE(s.shapes.size() == 5);
     for (std::uint32_t r = 0; r < dag.ranks.size(); ++r) {
       const RankShape own = rank_shape(dag.ranks[r], r);
       const RankShape& shared = s.shapes[s.of_rank[r]];
