@@ -31,6 +31,16 @@ void run_shape(Shape& s, const net::Topology& topo, const net::NetworkConfig& cf
   s.events = r.net.kernel.events;
 }
 
+// Where DAG rank r sits; throws std::invalid_argument for a rank the cluster does not have.
+const collectives::RankInfo& place_of(const collectives::RankLayout& layout, int r) {
+  if (r < 0 || static_cast<std::size_t>(r) >= layout.ranks.size()) {
+    throw std::invalid_argument("communication group names rank " + std::to_string(r) +
+                                " but the cluster has " + std::to_string(layout.ranks.size()) +
+                                " GPUs");
+  }
+  return layout.ranks[static_cast<std::size_t>(r)];
+}
+
 }  // namespace
 
 collectives::Call comm_call(const Comm& comm) {
@@ -47,12 +57,7 @@ collectives::RankLayout comm_members(const Dag& dag, std::size_t comm,
   collectives::RankLayout members;
   members.hw = layout.hw;
   for (const int r : dag.groups[dag.comms[comm].group]) {
-    if (r < 0 || static_cast<std::size_t>(r) >= layout.ranks.size()) {
-      throw std::invalid_argument("communication group names rank " + std::to_string(r) +
-                                  " but the cluster has " + std::to_string(layout.ranks.size()) +
-                                  " GPUs");
-    }
-    members.ranks.push_back(layout.ranks[r]);
+    members.ranks.push_back(place_of(layout, r));
   }
   return members;
 }
@@ -61,14 +66,7 @@ std::vector<std::vector<collectives::RankInfo>> group_members(
     const Dag& dag, const collectives::RankLayout& layout) {
   std::vector<std::vector<collectives::RankInfo>> out(dag.groups.size());
   for (std::size_t g = 0; g < dag.groups.size(); ++g) {
-    for (const int r : dag.groups[g]) {
-      if (r < 0 || static_cast<std::size_t>(r) >= layout.ranks.size()) {
-        throw std::invalid_argument("communication group names rank " + std::to_string(r) +
-                                    " but the cluster has " + std::to_string(layout.ranks.size()) +
-                                    " GPUs");
-      }
-      out[g].push_back(layout.ranks[static_cast<std::size_t>(r)]);
-    }
+    for (const int r : dag.groups[g]) out[g].push_back(place_of(layout, r));
   }
   return out;
 }
