@@ -58,7 +58,16 @@ NetGraph net_graph(const Hardware& hw, int ranks_per_node) {
     g.ring_gbps /= 2;
   }
   g.channels = std::min(kMaxChannels, 2 * g.rings);
-  if (sm90 && g.ring_gbps > 45.0 && g.channels < 16) g.channels *= 2;
+  // "4 compute channels per search channel" (connect.cc, ncclTopoPostset) for rings faster than
+  // 45 GB/s: from 2.18.1 on Hopper while twice the channels fit in MAXCHANNELS (32 then), from
+  // 2.20.3 only below 16 channels, from 2.25.1 on Blackwell too. An H100 node with 8 x 400 Gb/s
+  // NICs thus runs 32 ring channels on 2.18-2.19 and 16 from 2.20.3.
+  const bool rule = hw.arch == Arch::Hopper      ? hw.nccl_version >= 21801
+                    : hw.arch == Arch::Blackwell ? hw.nccl_version >= 22501
+                                                 : false;
+  if (rule && g.ring_gbps > 45.0) {
+    if (hw.nccl_version >= 22003 ? g.channels < 16 : 2 * g.channels <= 32) g.channels *= 2;
+  }
   // Each tree's chain inside the node leaves every GPU once, so the trees share its NVLink;
   // with one GPU per node no tree uses NVLink.
   const double nvlink = ranks_per_node > 1 ? hw.bw_intra_gbps * hw.max_channels : 1e300;

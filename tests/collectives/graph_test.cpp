@@ -52,6 +52,26 @@ TEST_CASE("network graph: rings per NIC at the speed the GPU-NIC path carries, t
   }
 }
 
+TEST_CASE("network graph: Hopper's extra ring channels by NCCL version", "[collectives]") {
+  Hardware h100 = node(Arch::Hopper, 8, 50, 48);
+  h100.nccl_version = 21703;  // before the rule: the 8 rings on 16 channels
+  CHECK(net_graph(h100, 8).channels == 16);
+  h100.nccl_version = 21903;  // 2.18-2.19: doubled while 2 x 16 fits in 32
+  CHECK(net_graph(h100, 8).channels == 32);
+  h100.nccl_version = 22003;  // from 2.20.3 only below 16
+  CHECK(net_graph(h100, 8).channels == 16);
+  // Six NICs: 6 rings of 48 GB/s on 12 channels, below 16, doubled from 2.18.1 on Hopper and
+  // from 2.25.1 on Blackwell.
+  Hardware six = node(Arch::Hopper, 6, 50, 48);
+  six.nccl_version = 22003;
+  CHECK(net_graph(six, 8).channels == 24);
+  six.arch = Arch::Blackwell;
+  six.nccl_version = 22403;
+  CHECK(net_graph(six, 8).channels == 12);
+  six.nccl_version = 22501;
+  CHECK(net_graph(six, 8).channels == 24);
+}
+
 TEST_CASE("tuning across hosts counts the network graph's rings", "[collectives]") {
   TuningInput in;
   in.op = Op::AllReduce;
