@@ -32,7 +32,7 @@ struct RankShape {
 RankShape rank_shape(const RankDag& rd, std::uint32_t r);
 
 // One shape per distinct rank structure (and kernels), numbered in order of the first rank that
-// has it.
+// has it (a structure whose hash another one had comes after all of those).
 struct RankShapes {
   std::vector<RankShape> shapes;
   std::vector<std::uint32_t> of_rank;     // per rank: its shape
