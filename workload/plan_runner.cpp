@@ -351,6 +351,13 @@ void PlanRunner::attach(net::Network* network, DoneFn done, void* owner) {
   net_ = network;
   done_ = done;
   owner_ = owner;
+  // Every instance of a shape starts each participant's steps alike: built here, before the
+  // run, and only read by the hosts (on any LP) that copy them.
+  for (Shape& shape : shapes_) {
+    if (shape.instances < 2) continue;
+    shape.start.resize(shape.plan.steps.size());
+    for (std::uint32_t i = 0; i < shape.start.size(); ++i) step_states(shape, i, shape.start[i]);
+  }
 }
 
 void PlanRunner::start(Ctx& ctx, std::uint32_t instance, std::uint32_t p) {
@@ -426,12 +433,7 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
     // A plan run once needs its steps no longer: a plan of a thousand ranks holds gigabytes.
     std::vector<Step>().swap(shape.plan.steps[part.index]);
   } else {
-    // Every instance of a shape starts each participant's steps alike: built once, copied.
-    if (shape.start.empty()) shape.start.resize(shape.plan.steps.size());
-    LiveSteps& start = shape.start[part.index];
-    if (start.steps.empty() && !shape.plan.steps[part.index].empty()) {
-      step_states(shape, part.index, start);
-    }
+    const LiveSteps& start = shape.start[part.index];  // attach built it
     live.steps = start.steps;
     live.next = start.next;
   }

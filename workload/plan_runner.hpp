@@ -161,7 +161,7 @@ class PlanRunner {
     net::Bps qp_rate = 0;                             // each queue pair's own limit (0: none)
     std::uint32_t instances = 0;
     std::uint64_t message_bytes = 0;  // of all its connections' messages
-    std::vector<LiveSteps> start;     // per participant: step_states, once it has run
+    std::vector<LiveSteps> start;     // run more than once: per participant, step_states
   };
   struct Instance {
     std::uint32_t shape = 0;
