@@ -45,11 +45,11 @@ std::size_t structure_hash(const RankDag& rd) {
 RankShape rank_shape(const RankDag& rd, std::uint32_t r) {
   RankShape s;
   const std::size_t n = rd.ops.size();
-  s.deps.assign(n, 0);
+  s.dep_counts.assign(n, 0);
   s.dependents_begin.assign(n + 1, 0);
   for (std::uint32_t i = 0; i < n; ++i) {
     const Op& op = rd.ops[i];
-    s.deps[i] = op.deps_end - op.deps_begin;
+    s.dep_counts[i] = op.deps_end - op.deps_begin;
     for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) {
       if (rd.deps[k] >= i) {
         throw std::invalid_argument("training DAG: rank " + std::to_string(r) + " op " +
@@ -114,7 +114,7 @@ void RankProgress::init(const RankDag& rd, const RankShape& s, std::uint32_t r, 
   }
   issue_key = rd.issue_key.empty() ? nullptr : &rd.issue_key;
   shape = &s;
-  waiting = s.deps;
+  waiting = s.dep_counts;
 }
 
 std::vector<bool> runs_straight_on(const RankDag& rd, const RankShape& st, bool ready_order) {

@@ -22,7 +22,7 @@ inline constexpr int kStreams = static_cast<int>(Stream::Count);
 // Megatron iteration, every rank of a pipeline stage: 128 of the 1,024 ranks of GPT-3 175B at
 // tp 8, dp 16) share one, and an executor may read their compute ops from the first of them.
 struct RankShape {
-  std::vector<std::uint32_t> deps;  // per op: how many dependencies it waits for
+  std::vector<std::uint32_t> dep_counts;  // per op: how many dependencies it waits for
   std::vector<std::uint32_t> dependents_begin;
   std::vector<std::uint32_t> dependents;
   std::array<std::vector<std::uint32_t>, kStreams> stream_ops;

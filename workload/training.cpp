@@ -149,11 +149,6 @@ class Generator {
     std::vector<int> members;
     for (Op& op : rd.ops) {
       if (op.kind == OpKind::Compute) {
-        if (op.item >= kernel_flops_.size()) {
-          for (std::size_t k = kernel_flops_.size(); k < dag_.kernels.size(); ++k) {
-            kernel_flops_.push_back(compute::flops(dag_.kernels[k]));
-          }
-        }
         dag_.hardware_flops += kernel_flops_[op.item];
         continue;
       }
@@ -202,7 +197,10 @@ class Generator {
                         k.bytes};
     const auto [it, fresh] =
         kernels_.try_emplace(key, static_cast<std::uint32_t>(dag_.kernels.size()));
-    if (fresh) dag_.kernels.push_back(k);
+    if (fresh) {
+      dag_.kernels.push_back(k);
+      kernel_flops_.push_back(compute::flops(k));
+    }
     return it->second;
   }
 
@@ -240,9 +238,9 @@ class Generator {
     // A layer's kernels recur in every layer and micro-batch: the last one of each name and
     // phase is kept with its number and FLOPs.
     Memo& memo = memo_[static_cast<std::size_t>(name) * kPhases + static_cast<std::size_t>(phase_)];
-    if (!memo.valid || !(memo.kernel == k)) memo = {k, kernel(k), compute::flops(k), true};
+    if (!memo.valid || !(memo.kernel == k)) memo = {k, kernel(k), true};
     op.item = memo.id;
-    dag_.hardware_flops += memo.flops;
+    dag_.hardware_flops += kernel_flops_[memo.id];
     return add(op, after);
   }
 
@@ -737,11 +735,10 @@ class Generator {
   std::unordered_map<KernelKey, std::uint32_t, KernelKeyHash> kernels_;
   std::unordered_map<std::uint64_t, std::uint32_t> comms_;
   std::vector<std::uint32_t> seq_;    // the current rank's collectives so far, per lane
-  std::vector<double> kernel_flops_;  // per kernel, for replay_rank
+  std::vector<double> kernel_flops_;  // per Dag::kernels entry: compute::flops
   struct Memo {
     Kernel kernel;
     std::uint32_t id = 0;
-    double flops = 0;
     bool valid = false;
   };
   static constexpr std::size_t kPhases = static_cast<std::size_t>(Phase::Optimizer) + 1;
