@@ -63,6 +63,8 @@ class PlanRunner {
   // use.
   std::vector<net::FlowSpec> take_flows();
   void add_channels(net::Network& network) const;
+  // Also builds the starting step states of the shapes run more than once, which hosts on
+  // every LP then only read: no instance may be added after it.
   void attach(net::Network* network, DoneFn done = nullptr, void* owner = nullptr);
 
   // From the events of GPU participant p's host: p starts its steps after the plan's base
