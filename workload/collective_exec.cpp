@@ -95,7 +95,8 @@ class OneCollective final : public net::HostApp {
 
   void on_start(Ctx& ctx, std::uint32_t host) override {
     for (std::uint32_t r = 0; r < ranks_; ++r) {
-      if (static_cast<std::uint32_t>(runner_.host_of(0, r)) == host) runner_.start(ctx, 0, r);
+      if (static_cast<std::uint32_t>(runner_.host_of(0, r)) == host)
+        runner_.start(ctx, 0, r, ctx.now());
     }
     runner_.flush(ctx, host);
   }

@@ -360,12 +360,12 @@ void PlanRunner::attach(net::Network* network, DoneFn done, void* owner) {
   }
 }
 
-void PlanRunner::start(Ctx& ctx, std::uint32_t instance, std::uint32_t p) {
+void PlanRunner::start(Ctx& ctx, std::uint32_t instance, std::uint32_t p, Time at) {
   const Instance& inst = instances_[instance];
   const std::uint32_t gp = inst.part_base + p;
-  const Time base = shapes_[inst.shape].base_latency;
-  if (base > 0) {
-    net_->host_send(ctx, static_cast<std::uint32_t>(parts_[gp].host), base,
+  const Time begins = at + shapes_[inst.shape].base_latency;
+  if (begins > ctx.now()) {
+    net_->host_send(ctx, static_cast<std::uint32_t>(parts_[gp].host), begins - ctx.now(),
                     net::AppMsg{kBegin, gp, 0});
   } else {
     begin(ctx, gp);

@@ -67,10 +67,14 @@ class PlanRunner {
   // every LP then only read: no instance may be added after it.
   void attach(net::Network* network, DoneFn done = nullptr, void* owner = nullptr);
 
-  // From the events of GPU participant p's host: p starts its steps after the plan's base
-  // latency; the instance's NVSwitch agents on that host start with the first of them. The
-  // caller then runs what became ready with flush() before its event ends.
-  void start(Ctx& ctx, std::uint32_t instance, std::uint32_t p);
+  // From the events of GPU participant p's host: p, which joined at `at` (now or earlier),
+  // starts its steps after the plan's base latency; the instance's NVSwitch agents on that host
+  // start with the first of them. The caller then runs what became ready with flush() before its
+  // event ends.
+  void start(Ctx& ctx, std::uint32_t instance, std::uint32_t p, core::Time at);
+  core::Time base_latency(std::uint32_t instance) const {
+    return shapes_[instances_[instance].shape].base_latency;
+  }
   void flush(Ctx& ctx, std::uint32_t host) { drain(ctx, host); }
   // Where GPU participant p of an instance sits.
   int host_of(std::uint32_t instance, std::uint32_t p) const {

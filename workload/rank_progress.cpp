@@ -156,6 +156,32 @@ std::vector<bool> runs_straight_on(const RankDag& rd, const RankShape& st, bool 
   return next;
 }
 
+std::vector<bool> runs_into_comm(const RankDag& rd, const RankShape& st, bool ready_order) {
+  const std::size_t n = rd.ops.size();
+  std::vector<bool> into(n, false);
+  if (ready_order) return into;
+  for (const std::vector<std::uint32_t>& ops : st.stream_ops) {
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      const std::uint32_t i = ops[k];
+      if (rd.ops[i].kind != OpKind::Compute ||
+          st.dependents_begin[i + 1] - st.dependents_begin[i] != 1) {
+        continue;
+      }
+      const std::uint32_t j = st.dependents[st.dependents_begin[i]];
+      const OpKind kind = rd.ops[j].kind;
+      if (kind != OpKind::Collective && kind != OpKind::Send) continue;
+      if (k + 1 == ops.size() || ops[k + 1] == j) {
+        into[i] = true;
+        continue;
+      }
+      const Op& next = rd.ops[ops[k + 1]];
+      into[i] = std::find(rd.deps.begin() + next.deps_begin, rd.deps.begin() + next.deps_end, j) !=
+                rd.deps.begin() + next.deps_end;
+    }
+  }
+  return into;
+}
+
 void throw_stalled(const Dag& dag, std::uint32_t r, const std::vector<OpTiming>& ops) {
   const RankDag& rd = dag.ranks[r];
   for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {

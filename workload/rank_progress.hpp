@@ -122,6 +122,15 @@ inline core::Time kernel_duration(const std::vector<core::Time>& kernel_time,
 // (Dag::ready_order), where a stream takes whichever ready op has the lowest issue key.
 std::vector<bool> runs_straight_on(const RankDag& rd, const RankShape& shape, bool ready_order);
 
+// Per op of a rank: whether it is a compute op that only one communication op j (a collective
+// or a send) waits for, where j's stream takes it when it is free and heads it, and the op's own
+// stream has nothing that may start when the op ends (its next op is j, waits for j, or there is
+// none). If, when the op starts, j waits for nothing else and heads its free stream, j starts
+// the moment the op ends, whatever the rest of the run does, and nothing else happens on the
+// rank then: an executor may run the op's end and j's start in the event that begins j's
+// communication. None in ready order (Dag::ready_order).
+std::vector<bool> runs_into_comm(const RankDag& rd, const RankShape& shape, bool ready_order);
+
 // Throws std::runtime_error naming the first op of rank r that never ended (`ops`: its timings,
 // -1 for what never started or ended): a DAG that cannot finish, e.g. a cycle between ranks.
 [[noreturn]] void throw_stalled(const Dag& dag, std::uint32_t r, const std::vector<OpTiming>& ops);

@@ -21,6 +21,8 @@ class FabricAgent final : public net::HostApp {
   using Ctx = core::Context<net::Network>;
   static constexpr std::uint32_t kOpDone = PlanRunner::kFirstOwnerMsg;         // (rank, op)
   static constexpr std::uint32_t kRankStart = PlanRunner::kFirstOwnerMsg + 1;  // (rank)
+  // (rank, op): kernels done (see start) and the communication after them begun.
+  static constexpr std::uint32_t kIntoComm = PlanRunner::kFirstOwnerMsg + 2;
 
  public:
   FabricAgent(const Dag& dag, const std::vector<Time>& kernel_time,
@@ -49,12 +51,14 @@ class FabricAgent final : public net::HostApp {
     }
     shapes_ = rank_shapes(dag, threads);
     straight_on_.resize(shapes_.shapes.size());
+    into_comm_.resize(shapes_.shapes.size());
     core::parallel_for(threads, straight_on_.size(), [&](std::size_t k) {
-      straight_on_[k] =
-          runs_straight_on(dag.ranks[shapes_.first_rank[k]], shapes_.shapes[k], dag.ready_order);
+      const RankDag& first = dag.ranks[shapes_.first_rank[k]];
+      straight_on_[k] = runs_straight_on(first, shapes_.shapes[k], dag.ready_order);
+      into_comm_[k] = runs_into_comm(first, shapes_.shapes[k], dag.ready_order);
     });
     // Kinds, streams and kernels are read from the first rank of each shape, whose ops stay in
-    // cache for all of its ranks; a communication op's own number from the rank's.
+    // cache for all of its ranks; what a communication op joins from the rank's own joins_.
     shape_ops_.resize(n);
     for (std::size_t r = 0; r < n; ++r) {
       shape_ops_[r] = dag.ranks[shapes_.first_rank[shapes_.of_rank[r]]].ops.data();
@@ -82,12 +86,35 @@ class FabricAgent final : public net::HostApp {
       op_base_[c + 1] = op_base_[c] + dag.groups[dag.comms[c].group].size();
     }
     op_of_.assign(op_base_.back(), ~0u);
+    // Per shape, each communication op's place among its rank's; per rank, what its
+    // communication ops join (a rank's in one run, in op order): the run reads them there, not
+    // in the rank's ops and its communication's group, which are far apart in memory.
+    comm_place_.resize(shapes_.shapes.size());
+    for (std::size_t k = 0; k < comm_place_.size(); ++k) {
+      const std::vector<Op>& ops = dag.ranks[shapes_.first_rank[k]].ops;
+      comm_place_[k].assign(ops.size(), 0);
+      std::uint32_t at = 0;
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].kind != OpKind::Compute) comm_place_[k][i] = at++;
+      }
+      comm_count_.push_back(at);
+    }
+    std::vector<std::size_t> joins_base(n + 1, 0);
+    for (std::size_t r = 0; r < n; ++r) {
+      joins_base[r + 1] = joins_base[r] + comm_count_[shapes_.of_rank[r]];
+    }
+    joins_.resize(joins_base.back());
+    rank_joins_.resize(n);
     // Every communication op is its communication's participant: checked here, so that the
     // run finds it again (start) without a check that can fail.
     core::parallel_for(threads, n, [&](std::size_t r) {
       const std::vector<Op>& ops = dag.ranks[r].ops;
+      Join* out = joins_.data() + joins_base[r];
+      rank_joins_[r] = out;
       for (std::uint32_t i = 0; i < ops.size(); ++i) {
-        if (ops[i].kind != OpKind::Compute) participant(static_cast<std::uint32_t>(r), i);
+        if (ops[i].kind != OpKind::Compute) {
+          *out++ = Join{ops[i].item, participant(static_cast<std::uint32_t>(r), i)};
+        }
       }
     });
   }
@@ -96,7 +123,7 @@ class FabricAgent final : public net::HostApp {
     auto& a = *static_cast<FabricAgent*>(self);
     const std::vector<int>& group = a.dag_.groups[a.dag_.comms[comm].group];
     if (p >= group.size()) return;  // an NVSwitch agent
-    a.finish(ctx, static_cast<std::uint32_t>(group[p]), a.op_of_[a.op_base_[comm] + p]);
+    a.finish(ctx, static_cast<std::uint32_t>(group[p]), a.op_of_[a.op_base_[comm] + p], ctx.now());
   }
 
   void on_start(Ctx& ctx, std::uint32_t host) override {
@@ -112,8 +139,8 @@ class FabricAgent final : public net::HostApp {
   }
 
   void on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) override {
-    if (m.a == kOpDone) {
-      finish_kernels(ctx, m.b, static_cast<std::uint32_t>(m.c));
+    if (m.a == kOpDone || m.a == kIntoComm) {
+      finish_kernels(ctx, m.b, static_cast<std::uint32_t>(m.c), m.a == kIntoComm);
       runner_.flush(ctx, host);
     } else if (m.a == kRankStart) {
       begin(ctx, m.b);
@@ -139,54 +166,84 @@ class FabricAgent final : public net::HostApp {
   }
 
  private:
+  // What a communication op joins: its communication and its participant there.
+  struct Join {
+    std::uint32_t comm, p;
+  };
+
   // The rank's ops that wait for nothing.
   void begin(Ctx& ctx, std::uint32_t r) {
     for (std::uint32_t i = 0; i < dag_.ranks[r].ops.size(); ++i) {
-      if (state_[r].waiting[i] == 0) became_ready(ctx, r, i);
+      if (state_[r].waiting[i] == 0) became_ready(ctx, r, i, ctx.now());
     }
   }
 
-  // Dependencies done: a receive is posted at once; anything else starts when it heads its
-  // stream and the stream is free.
-  void became_ready(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
+  // Dependencies done at `at` (now, or earlier in an event that runs the end of kernels and the
+  // communication they lead into, see start): a receive is posted at once; anything else
+  // starts when it heads its stream and the stream is free.
+  void became_ready(Ctx& ctx, std::uint32_t r, std::uint32_t i, Time at) {
     const Op& op = shape_ops_[r][i];
     if (op.kind == OpKind::Recv) {
-      start(ctx, r, i);
+      start(ctx, r, i, at);
     } else {
       state_[r].mark_ready(op, i);
-      try_stream(ctx, r, static_cast<int>(op.stream));
+      try_stream(ctx, r, static_cast<int>(op.stream), at);
     }
   }
 
-  void try_stream(Ctx& ctx, std::uint32_t r, int s) {
+  void try_stream(Ctx& ctx, std::uint32_t r, int s, Time at) {
     const std::int64_t i = state_[r].take(s);
-    if (i >= 0) start(ctx, r, static_cast<std::uint32_t>(i));
+    if (i >= 0) start(ctx, r, static_cast<std::uint32_t>(i), at);
   }
 
-  void start(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
+  void start(Ctx& ctx, std::uint32_t r, std::uint32_t i, Time at) {
     const Op& op = shape_ops_[r][i];
-    out_.ops[r][i].start = ctx.now();
-    if (op.kind == OpKind::Compute) {
-      // The kernels that follow it straight on run in the same event; each gets its own times.
-      // (In list order the stream's head is op i.)
-      const std::vector<std::uint32_t>& stream =
-          state_[r].shape->stream_ops[static_cast<int>(op.stream)];
-      const std::vector<bool>& straight_on = straight_on_[shapes_.of_rank[r]];
-      std::uint32_t at = state_[r].head[static_cast<int>(op.stream)];
-      Time end = ctx.now() + kernel_duration(kernel_time_, slowdown_, r, op.item);
-      for (std::uint32_t k = i; straight_on[k];) {
-        out_.ops[r][k].end = end;
-        k = stream[++at];
-        out_.ops[r][k].start = end;
-        end += kernel_duration(kernel_time_, slowdown_, r, shape_ops_[r][k].item);
-      }
-      net_->host_send(ctx, rank_host_[r], end - ctx.now(), net::AppMsg{kOpDone, r, i});
+    out_.ops[r][i].start = at;
+    if (op.kind != OpKind::Compute) {
+      const Join j = join(r, i);
+      op_of_[op_base_[j.comm] + j.p] = i;
+      runner_.start(ctx, j.comm, j.p, at);
       return;
     }
-    const std::uint32_t comm = dag_.ranks[r].ops[i].item;  // the rank's own
-    const std::uint32_t p = participant(r, i);
-    op_of_[op_base_[comm] + p] = i;
-    runner_.start(ctx, comm, p);
+    // The kernels that follow it straight on run in the same event; each gets its own times.
+    // (In list order the stream's head is op i.)
+    RankProgress& st = state_[r];
+    const std::uint32_t shape = shapes_.of_rank[r];
+    const std::vector<std::uint32_t>& stream = st.shape->stream_ops[static_cast<int>(op.stream)];
+    const std::vector<bool>& straight_on = straight_on_[shape];
+    std::uint32_t pos = st.head[static_cast<int>(op.stream)];
+    Time end = at + kernel_duration(kernel_time_, slowdown_, r, op.item);
+    std::uint32_t k = i;
+    while (straight_on[k]) {
+      out_.ops[r][k].end = end;
+      k = stream[++pos];
+      out_.ops[r][k].start = end;
+      end += kernel_duration(kernel_time_, slowdown_, r, shape_ops_[r][k].item);
+    }
+    // When the communication op the last kernel leads into will start the moment it ends (see
+    // runs_into_comm), one event at its communication's begin does both.
+    std::uint32_t msg = kOpDone;
+    Time when = end;
+    if (into_comm_[shape][k]) {
+      const RankShape& sh = *st.shape;
+      const std::uint32_t j = sh.dependents[sh.dependents_begin[k]];
+      const int s = static_cast<int>(shape_ops_[r][j].stream);
+      if (st.waiting[j] == 1 && (s == static_cast<int>(op.stream) ||
+                                 (!st.busy[s] && st.head[s] < sh.stream_ops[s].size() &&
+                                  sh.stream_ops[s][st.head[s]] == j))) {
+        out_.ops[r][k].end = end;
+        msg = kIntoComm;
+        when += runner_.base_latency(join(r, j).comm);
+      }
+    }
+    if (when < ctx.now())
+      throw std::logic_error("training on the fabric: a kernel ends in the past");
+    net_->host_send(ctx, rank_host_[r], when - ctx.now(), net::AppMsg{msg, r, i});
+  }
+
+  // What rank r's communication op i joins.
+  const Join& join(std::uint32_t r, std::uint32_t i) const {
+    return rank_joins_[r][comm_place_[shapes_.of_rank[r]][i]];
   }
 
   // Rank r's op i in its communication: a transfer's sender is participant 0, its receiver 1;
@@ -217,8 +274,9 @@ class FabricAgent final : public net::HostApp {
   }
 
   // The kernels started with op i (see start) are done: the ones before the last release only
-  // their stream's next kernel, which is already running.
-  void finish_kernels(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
+  // their stream's next kernel, which is already running. `into_comm`: the last one ended
+  // earlier (its recorded end), and the communication op it leads into starts then.
+  void finish_kernels(Ctx& ctx, std::uint32_t r, std::uint32_t i, bool into_comm) {
     RankProgress& st = state_[r];
     const RankShape& sh = *st.shape;
     const std::vector<bool>& straight_on = straight_on_[shapes_.of_rank[r]];
@@ -232,20 +290,21 @@ class FabricAgent final : public net::HostApp {
       }
       i = next;
     }
-    finish(ctx, r, i);
+    finish(ctx, r, i, into_comm ? out_.ops[r][i].end : ctx.now());
   }
 
-  void finish(Ctx& ctx, std::uint32_t r, std::uint32_t i) {
+  // Op i of rank r ended at `at`.
+  void finish(Ctx& ctx, std::uint32_t r, std::uint32_t i, Time at) {
     RankProgress& st = state_[r];
     const Op& op = shape_ops_[r][i];
-    out_.ops[r][i].end = ctx.now();
+    out_.ops[r][i].end = at;
     st.finish(op);
     const RankShape& sh = *st.shape;
     for (std::uint32_t k = sh.dependents_begin[i]; k < sh.dependents_begin[i + 1]; ++k) {
       const std::uint32_t d = sh.dependents[k];
-      if (--st.waiting[d] == 0) became_ready(ctx, r, d);
+      if (--st.waiting[d] == 0) became_ready(ctx, r, d, at);
     }
-    if (op.kind != OpKind::Recv) try_stream(ctx, r, static_cast<int>(op.stream));
+    if (op.kind != OpKind::Recv) try_stream(ctx, r, static_cast<int>(op.stream), at);
   }
 
  private:
@@ -258,13 +317,18 @@ class FabricAgent final : public net::HostApp {
   // rank's host touch it.
   RankShapes shapes_;
   std::vector<std::vector<bool>> straight_on_;  // per shape: runs_straight_on
+  std::vector<std::vector<bool>> into_comm_;    // per shape: runs_into_comm
   std::vector<const Op*> shape_ops_;            // per rank: its shape's first rank's ops
   std::vector<RankProgress> state_;
   TrainingTimeline out_;
   std::vector<std::uint32_t> rank_host_;
   std::vector<std::vector<std::uint32_t>> host_ranks_;
-  std::vector<std::size_t> op_base_;  // per comm: its members' entries in op_of_
-  std::vector<std::uint32_t> op_of_;  // per comm and member: the member's op
+  std::vector<std::vector<std::uint32_t>> comm_place_;  // per shape, per op (see constructor)
+  std::vector<std::uint32_t> comm_count_;               // per shape: its communication ops
+  std::vector<Join> joins_;                             // per rank, per communication op
+  std::vector<const Join*> rank_joins_;                 // per rank: its first in joins_
+  std::vector<std::size_t> op_base_;                    // per comm: its members' entries in op_of_
+  std::vector<std::uint32_t> op_of_;                    // per comm and member: the member's op
   net::Network* net_ = nullptr;
 };
 

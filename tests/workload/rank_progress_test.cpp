@@ -55,6 +55,32 @@ TEST_CASE("rank progress: which kernels run straight on into the next", "[worklo
   REQUIRE(straight(rd, true) == std::vector<bool>(rd.ops.size(), false));
 }
 
+TEST_CASE("rank progress: which kernels run into the communication after them", "[workload]") {
+  constexpr OpKind C = OpKind::Compute, K = OpKind::Collective, R = OpKind::Recv, P = OpKind::Send;
+  constexpr Stream S = Stream::Compute, T = Stream::Tp, Q = Stream::PpSend;
+  const RankDag rd = rank_dag({
+      {C, S, {}},    // 0 -> 1: the collective waits for it alone; the stream's next waits for 1
+      {K, T, {0}},   // 1
+      {C, S, {1}},   // 2: two ops wait for it
+      {K, T, {2}},   // 3
+      {C, S, {2}},   // 4: its stream's next (5) waits for something else than the collective
+      {K, T, {4}},   // 5
+      {C, S, {}},    // 6: waited for by a kernel, not a communication
+      {C, S, {6}},   // 7 -> 8: a send; the stream's next waits for it
+      {P, Q, {7}},   // 8
+      {C, S, {8}},   // 9 -> 10: the collective is its stream's next
+      {K, S, {9}},   // 10
+      {C, S, {}},    // 11: a receive waits for it
+      {R, S, {11}},  // 12
+      {C, S, {12}},  // 13 -> 14: the stream's last op
+      {K, T, {13}},  // 14
+  });
+  const std::vector<bool> into = runs_into_comm(rd, rank_shape(rd, 0), false);
+  REQUIRE(into == std::vector<bool>{true, false, false, false, false, false, false, true, false,
+                                    true, false, false, false, true, false});
+  REQUIRE(runs_into_comm(rd, rank_shape(rd, 0), true) == std::vector<bool>(rd.ops.size(), false));
+}
+
 TEST_CASE("rank shapes: ranks alike in kinds, streams, dependencies and kernels share one",
           "[workload]") {
   constexpr OpKind C = OpKind::Compute, K = OpKind::Collective;

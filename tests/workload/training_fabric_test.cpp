@@ -2,6 +2,7 @@
 // communications cannot meet they agree; where they share a link they slow each other down.
 #include "workload/training_fabric.hpp"
 
+#include <array>
 #include <catch2/catch.hpp>
 
 #include "compute/gpu.hpp"
@@ -378,4 +379,42 @@ TEST_CASE("training on the fabric: kernels back to back run as one event, each w
     REQUIRE(pkt.timeline.ops[0][i].end == iso.timeline.ops[0][i].end);
   }
   REQUIRE(pkt.network_events < pkt.timeline.ops[0].size() / 2);
+}
+
+TEST_CASE(
+    "training on the fabric: every op starts the moment its dependencies and its stream allow",
+    "[workload][training][fabric]") {
+  // The agent runs strings of kernels, and a kernel's end with the communication it leads into,
+  // as one event each; every op must still start when the last of its dependencies and the
+  // op before it on its stream (list order) have ended, not a picosecond later, and a kernel
+  // last its own time.
+  const net::Topology topo = single_switch(2, 4);
+  const TrainingReport r = run(topo, Job{2, 2, 2}, CommMode::Packet);
+  std::size_t comm_ops = 0;
+  for (std::size_t rank = 0; rank < r.dag.ranks.size(); ++rank) {
+    const RankDag& rd = r.dag.ranks[rank];
+    const std::vector<OpTiming>& t = r.timeline.ops[rank];
+    std::array<core::Time, static_cast<int>(Stream::Count)> stream_free{};
+    for (std::size_t i = 0; i < rd.ops.size(); ++i) {
+      const Op& op = rd.ops[i];
+      core::Time ready = 0;
+      for (std::uint32_t d = op.deps_begin; d < op.deps_end; ++d) {
+        ready = std::max(ready, t[rd.deps[d]].end);
+      }
+      if (op.kind != OpKind::Recv) {
+        core::Time& free = stream_free[static_cast<int>(op.stream)];
+        ready = std::max(ready, free);
+        free = t[i].end;
+      }
+      CAPTURE(rank, i);
+      REQUIRE(t[i].start == ready);
+      if (op.kind == OpKind::Compute) {
+        REQUIRE(t[i].end - t[i].start == r.kernel_time[op.item]);
+      } else {
+        REQUIRE(t[i].end >= t[i].start);
+      }
+      comm_ops += op.kind == OpKind::Compute ? 0 : 1;
+    }
+  }
+  REQUIRE(comm_ops > 0);
 }
