@@ -146,6 +146,10 @@ class Generator {
     RankDag& rd = dag_.ranks[rank];
     rd.ops = dag_.ranks[from].ops;
     rd.deps = dag_.ranks[from].deps;
+    // Each of the first rank's groups maps to one of this rank's: found once per rank. (Groups
+    // added meanwhile are this rank's, never the first rank's.)
+    if (group_map_.size() < dag_.groups.size()) group_map_.resize(dag_.groups.size(), kNoGroup);
+    std::vector<std::uint32_t> mapped;
     std::vector<int> members;
     for (Op& op : rd.ops) {
       if (op.kind == OpKind::Compute) {
@@ -153,23 +157,29 @@ class Generator {
         continue;
       }
       const Comm was = dag_.comms[op.item];
-      const std::vector<int>& g = dag_.groups[was.group];
-      bool same_tp = true, same_dp = true, same_pp = true;
-      for (const int m : g) {
-        const Coord c = coord(m);
-        same_tp = same_tp && c.tp == a.tp;
-        same_dp = same_dp && c.dp == a.dp;
-        same_pp = same_pp && c.pp == a.pp;
-      }
-      members.clear();
-      for (const int m : g) {
-        const Coord c = coord(m);
-        members.push_back(
-            rank_of(same_tp ? b.tp : c.tp, same_dp ? b.dp : c.dp, same_pp ? b.pp : c.pp));
+      std::uint32_t& g = group_map_[was.group];
+      if (g == kNoGroup) {
+        const std::vector<int>& from_group = dag_.groups[was.group];
+        bool same_tp = true, same_dp = true, same_pp = true;
+        for (const int m : from_group) {
+          const Coord c = coord(m);
+          same_tp = same_tp && c.tp == a.tp;
+          same_dp = same_dp && c.dp == a.dp;
+          same_pp = same_pp && c.pp == a.pp;
+        }
+        members.clear();
+        for (const int m : from_group) {
+          const Coord c = coord(m);
+          members.push_back(
+              rank_of(same_tp ? b.tp : c.tp, same_dp ? b.dp : c.dp, same_pp ? b.pp : c.pp));
+        }
+        mapped.push_back(was.group);
+        g = group(members);
       }
       phase_ = op.phase;
-      op.item = comm(static_cast<Name>(op.name), was.op, was.bytes, members);
+      op.item = comm_on(static_cast<Name>(op.name), was.op, was.bytes, g);
     }
+    for (const std::uint32_t k : mapped) group_map_[k] = kNoGroup;
     phase_ = Phase::Optimizer;  // where build_rank leaves it
   }
 
@@ -284,14 +294,22 @@ class Generator {
   // group, and each side interleaves them in its own order.
   std::uint32_t comm(Name name, collectives::Op op, std::uint64_t bytes,
                      const std::vector<int>& members) {
-    const std::uint32_t g = group(members);
+    return comm_on(name, op, bytes, group(members));
+  }
+  std::uint32_t comm_on(Name name, collectives::Op op, std::uint64_t bytes, std::uint32_t g) {
     const bool p2p = name == kPpSend || name == kPpRecv;
     const std::uint32_t lane = 4 * g + (p2p ? (phase_ == Phase::Forward ? 1 : 2) : 0);
-    if (lane >= seq_.size()) seq_.resize(lane + 1, 0);
-    const std::uint64_t key = (std::uint64_t{lane} << 32) | seq_[lane]++;
-    const auto [it, fresh] = comms_.try_emplace(key, static_cast<std::uint32_t>(dag_.comms.size()));
-    if (fresh) dag_.comms.push_back(Comm{op, bytes, g});
-    return it->second;
+    if (lane >= seq_.size()) {
+      seq_.resize(lane + 1, 0);
+      lane_comms_.resize(lane + 1);
+    }
+    std::vector<std::uint32_t>& on_lane = lane_comms_[lane];
+    const std::uint32_t n = seq_[lane]++;
+    if (n == on_lane.size()) {
+      on_lane.push_back(static_cast<std::uint32_t>(dag_.comms.size()));
+      dag_.comms.push_back(Comm{op, bytes, g});
+    }
+    return on_lane[n];
   }
 
   std::int64_t collective(Name name, Stream stream, collectives::Op op, std::uint64_t bytes,
@@ -733,9 +751,13 @@ class Generator {
     }
   };
   std::unordered_map<KernelKey, std::uint32_t, KernelKeyHash> kernels_;
-  std::unordered_map<std::uint64_t, std::uint32_t> comms_;
-  std::vector<std::uint32_t> seq_;    // the current rank's collectives so far, per lane
-  std::vector<double> kernel_flops_;  // per Dag::kernels entry: compute::flops
+  // Per lane (a group's collectives, or one direction of its transfers): its communications
+  // in order, the n-th of every member's being one.
+  std::vector<std::vector<std::uint32_t>> lane_comms_;
+  std::vector<std::uint32_t> seq_;  // the current rank's collectives so far, per lane
+  static constexpr std::uint32_t kNoGroup = ~0u;
+  std::vector<std::uint32_t> group_map_;  // replay_rank: the first rank's group -> this rank's
+  std::vector<double> kernel_flops_;      // per Dag::kernels entry: compute::flops
   struct Memo {
     Kernel kernel;
     std::uint32_t id = 0;
