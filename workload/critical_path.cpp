@@ -16,18 +16,29 @@ struct OpRef {
 
 CriticalPath critical_path(const Dag& dag, const TrainingTimeline& t) {
   constexpr int kStreamCount = static_cast<int>(Stream::Count);
-  // Each op's predecessor on its stream, and every communication's members.
-  std::vector<std::vector<std::uint32_t>> prev(dag.ranks.size());
-  std::vector<std::vector<OpRef>> members(dag.comms.size());
+  // Each op's predecessor on its stream. In list order it depends on the rank's structure
+  // only, so ranks the DAG says are alike (Dag::same_structure_as) share their first's.
+  std::vector<std::vector<std::uint32_t>> own_prev(dag.ranks.size());
+  std::vector<const std::vector<std::uint32_t>*> prev(dag.ranks.size(), nullptr);
   OpRef last;
   core::Time last_end = -1;
   std::size_t ops = 0;
   for (std::uint32_t r = 0; r < dag.ranks.size(); ++r) {
     const RankDag& rd = dag.ranks[r];
     if (!rd.simulated) continue;
+    ops += rd.ops.size();
+    for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
+      if (t.ops[r][i].end > last_end) last_end = t.ops[r][i].end, last = {r, i};
+    }
+    const std::uint32_t like = dag.same_structure_as.empty() ? r : dag.same_structure_as[r];
+    if (!dag.ready_order && like != r && prev[like]) {
+      prev[r] = prev[like];
+      continue;
+    }
     std::array<std::uint32_t, kStreamCount> tail;
     tail.fill(kNone);
-    prev[r].assign(rd.ops.size(), kNone);
+    std::vector<std::uint32_t>& p = own_prev[r];
+    p.assign(rd.ops.size(), kNone);
     // A stream's ops in the order they ran: list order, unless Dag::ready_order.
     std::vector<std::uint32_t> order(rd.ops.size());
     std::iota(order.begin(), order.end(), 0u);
@@ -39,16 +50,31 @@ CriticalPath critical_path(const Dag& dag, const TrainingTimeline& t) {
     for (const std::uint32_t i : order) {
       const Op& op = rd.ops[i];
       if (op.kind != OpKind::Recv) {
-        prev[r][i] = tail[static_cast<int>(op.stream)];
+        p[i] = tail[static_cast<int>(op.stream)];
         tail[static_cast<int>(op.stream)] = i;
       }
     }
-    for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
-      const Op& op = rd.ops[i];
-      if (op.kind != OpKind::Compute) members[op.item].push_back({r, i});
-      if (t.ops[r][i].end > last_end) last_end = t.ops[r][i].end, last = {r, i};
+    prev[r] = &p;
+  }
+  // Every communication's members, by communication (members_begin[c] .. members_begin[c + 1]).
+  std::vector<std::uint32_t> members_begin(dag.comms.size() + 1, 0);
+  for (const RankDag& rd : dag.ranks) {
+    if (!rd.simulated) continue;
+    for (const Op& op : rd.ops) {
+      if (op.kind != OpKind::Compute) ++members_begin[op.item + 1];
     }
-    ops += rd.ops.size();
+  }
+  for (std::size_t c = 0; c < dag.comms.size(); ++c) members_begin[c + 1] += members_begin[c];
+  std::vector<OpRef> members(members_begin.back());
+  {
+    std::vector<std::uint32_t> fill(members_begin.begin(), members_begin.end() - 1);
+    for (std::uint32_t r = 0; r < dag.ranks.size(); ++r) {
+      const RankDag& rd = dag.ranks[r];
+      if (!rd.simulated) continue;
+      for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {
+        if (rd.ops[i].kind != OpKind::Compute) members[fill[rd.ops[i].item]++] = {r, i};
+      }
+    }
   }
   CriticalPath out;
   if (last.rank == kNone) return out;
@@ -63,7 +89,8 @@ CriticalPath critical_path(const Dag& dag, const TrainingTimeline& t) {
     if (op.kind == OpKind::Collective || op.kind == OpKind::Recv) {
       OpRef late;
       core::Time late_start = tm.start;
-      for (const OpRef& m : members[op.item]) {
+      for (std::uint32_t x = members_begin[op.item]; x < members_begin[op.item + 1]; ++x) {
+        const OpRef& m = members[x];
         const OpKind k = dag.ranks[m.rank].ops[m.op].kind;
         if (op.kind == OpKind::Recv && k != OpKind::Send) continue;
         if (timing(m).start > late_start) late_start = timing(m).start, late = m;
@@ -92,7 +119,7 @@ CriticalPath critical_path(const Dag& dag, const TrainingTimeline& t) {
     };
     const RankDag& rd = dag.ranks[last.rank];
     for (std::uint32_t k = op.deps_begin; k < op.deps_end; ++k) consider(rd.deps[k]);
-    consider(prev[last.rank][last.op]);
+    consider((*prev[last.rank])[last.op]);
     if (best.rank == kNone) break;
     if (best_end < boundary) out.idle += boundary - best_end;
     boundary = std::min(boundary, best_end);

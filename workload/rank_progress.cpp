@@ -73,14 +73,30 @@ RankShape rank_shape(const RankDag& rd, std::uint32_t r) {
 
 RankShapes rank_shapes(const Dag& dag, unsigned threads) {
   const std::size_t n = dag.ranks.size();
+  if (!dag.same_structure_as.empty() && dag.same_structure_as.size() != n) {
+    throw std::invalid_argument("training DAG: same_structure_as needs one entry per rank");
+  }
+  // A rank the DAG says is alike an earlier one takes that one's shape unhashed and unchecked.
+  const auto known = [&](std::size_t r) {
+    return !dag.same_structure_as.empty() && dag.same_structure_as[r] != r;
+  };
+  for (std::size_t r = 0; r < n; ++r) {
+    if (known(r) && dag.same_structure_as[r] > r) {
+      throw std::invalid_argument("training DAG: rank " + std::to_string(r) +
+                                  " is said to be alike a later rank");
+    }
+  }
   std::vector<std::size_t> hash(n);
-  core::parallel_for(threads, n, [&](std::size_t r) { hash[r] = structure_hash(dag.ranks[r]); });
+  core::parallel_for(threads, n, [&](std::size_t r) {
+    if (!known(r)) hash[r] = structure_hash(dag.ranks[r]);
+  });
   // Each rank takes the shape of the first rank with its hash, checked below; a rank whose
   // hash collides with another structure's gets its own shape after the check.
   RankShapes out;
   out.of_rank.resize(n);
   std::unordered_map<std::size_t, std::uint32_t> by_hash;
   for (std::uint32_t r = 0; r < n; ++r) {
+    if (known(r)) continue;
     const auto [it, fresh] =
         by_hash.try_emplace(hash[r], static_cast<std::uint32_t>(out.first_rank.size()));
     if (fresh) out.first_rank.push_back(r);
@@ -88,10 +104,15 @@ RankShapes rank_shapes(const Dag& dag, unsigned threads) {
   }
   std::vector<char> alike(n);
   core::parallel_for(threads, n, [&](std::size_t r) {
+    if (known(r)) return;
     const std::uint32_t first = out.first_rank[out.of_rank[r]];
     alike[r] = first == r || same_structure(dag.ranks[first], dag.ranks[r]);
   });
   for (std::uint32_t r = 0; r < n; ++r) {
+    if (known(r)) {
+      out.of_rank[r] = out.of_rank[dag.same_structure_as[r]];
+      continue;
+    }
     if (alike[r]) continue;
     const auto k = std::find_if(out.first_rank.begin(), out.first_rank.end(), [&](std::uint32_t f) {
       return f < r && same_structure(dag.ranks[f], dag.ranks[r]);

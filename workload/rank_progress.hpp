@@ -39,7 +39,9 @@ struct RankShapes {
   std::vector<std::uint32_t> first_rank;  // per shape: the first rank that has it
 };
 
-// `threads` compare and build them (oneTBB); the result is the same for any number.
+// `threads` compare and build them (oneTBB); the result is the same for any number. A rank
+// that Dag::same_structure_as says is alike an earlier one takes its shape without a check.
+// Throws std::invalid_argument when same_structure_as names a later rank or is not one per rank.
 RankShapes rank_shapes(const Dag& dag, unsigned threads);
 
 // Where one rank stands while an executor runs it: the dependencies each op still waits for

@@ -110,7 +110,9 @@ class Generator {
   // them (replay_rank) instead of built from the model; the DAG is the same either way.
   Dag run(bool replay) {
     std::map<std::pair<int, int>, int> first;  // per (stage, expert block): its first rank
+    if (replay) dag_.same_structure_as.resize(dag_.ranks.size());
     for (int r = 0; r < c_.world(); ++r) {
+      if (replay) dag_.same_structure_as[r] = static_cast<std::uint32_t>(r);
       if (c_.one_replica && (r / c_.tp) % c_.dp != 0) {
         dag_.ranks[r].simulated = false;
         continue;
@@ -121,6 +123,7 @@ class Generator {
         build_rank(r);
       } else {
         replay_rank(it->second, r);
+        dag_.same_structure_as[r] = static_cast<std::uint32_t>(it->second);
       }
     }
     return std::move(dag_);

@@ -122,6 +122,10 @@ struct Dag {
   // issued to it); true, the op with the lowest RankDag::issue_key whose dependencies are done
   // (ASTRA-sim's rule for Chakra traces, chakra_import.hpp).
   bool ready_order = false;
+  // Per rank (empty: not known), a rank at or before it whose ops match its own in kind,
+  // stream, dependencies and kernel (they differ at most in the communications they join): the
+  // rank build_training replayed it from. Executors share what they derive from the structure.
+  std::vector<std::uint32_t> same_structure_as;
 };
 
 // Throws std::invalid_argument when the model or the configuration is inconsistent.

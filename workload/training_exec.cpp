@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "workload/rank_progress.hpp"
 
 namespace fabricsim::workload {
@@ -269,7 +270,7 @@ void account_rank(const Dag& dag, std::uint32_t r, const std::vector<core::Time>
 
 }  // namespace
 
-void account(const Dag& dag, TrainingTimeline& out) {
+void account(const Dag& dag, TrainingTimeline& out, unsigned threads) {
   // A collective's data moves once its last member has reached it; a transfer's from its send.
   std::vector<core::Time> transfer_start(dag.comms.size(), -1);
   out.iteration = 0;
@@ -287,9 +288,10 @@ void account(const Dag& dag, TrainingTimeline& out) {
     }
   }
   out.ranks.assign(dag.ranks.size(), RankBreakdown{});
-  for (std::uint32_t r = 0; r < dag.ranks.size(); ++r) {
-    if (dag.ranks[r].simulated) account_rank(dag, r, transfer_start, out);
-  }
+  core::parallel_for(threads, dag.ranks.size(), [&](std::size_t r) {
+    if (dag.ranks[r].simulated)
+      account_rank(dag, static_cast<std::uint32_t>(r), transfer_start, out);
+  });
 }
 
 TrainingTimeline execute_training(const Dag& dag, const std::vector<core::Time>& kernel_time,

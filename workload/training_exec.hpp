@@ -40,8 +40,9 @@ struct TrainingTimeline {
 };
 
 // Fills `ranks` (the breakdown) and `iteration` from the op timings `ops` of every rank: what
-// an executor calls when its run is over.
-void account(const Dag& dag, TrainingTimeline& timeline);
+// an executor calls when its run is over. `threads` account for ranks side by side (oneTBB);
+// the result is the same for any number.
+void account(const Dag& dag, TrainingTimeline& timeline, unsigned threads = 1);
 
 // kernel_time[i] is Dag::kernels[i]'s duration, comm_time[i] Dag::comms[i]'s. Throws
 // std::runtime_error naming a stuck op if the DAG cannot finish (a cycle between ranks).

@@ -28,7 +28,12 @@ class FabricAgent final : public net::HostApp {
   FabricAgent(const Dag& dag, const std::vector<Time>& kernel_time,
               const std::vector<double>& slowdown, const std::vector<Time>& start,
               const collectives::RankLayout& layout, PlanRunner& runner, unsigned threads)
-      : dag_(dag), kernel_time_(kernel_time), slowdown_(slowdown), start_(start), runner_(runner) {
+      : dag_(dag),
+        kernel_time_(kernel_time),
+        slowdown_(slowdown),
+        start_(start),
+        runner_(runner),
+        threads_(threads) {
     if (kernel_time.size() != dag.kernels.size()) {
       throw std::invalid_argument("training on the fabric: one duration per kernel needed");
     }
@@ -161,7 +166,7 @@ class FabricAgent final : public net::HostApp {
     for (std::uint32_t r = 0; r < state_.size(); ++r) {
       if (state_[r].done != dag_.ranks[r].ops.size()) throw_stalled(dag_, r, out_.ops[r]);
     }
-    account(dag_, out_);
+    account(dag_, out_, threads_);
     return std::move(out_);
   }
 
@@ -313,6 +318,7 @@ class FabricAgent final : public net::HostApp {
   const std::vector<double>& slowdown_;
   const std::vector<Time>& start_;
   PlanRunner& runner_;
+  unsigned threads_;
   // Everything below is per rank (or per member of a communication): only the events of that
   // rank's host touch it.
   RankShapes shapes_;

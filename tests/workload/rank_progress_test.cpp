@@ -119,6 +119,29 @@ TEST_CASE("rank shapes: ranks alike in kinds, streams, dependencies and kernels 
   CHECK(b.waiting == std::vector<std::uint32_t>{0, 1, 1});
 }
 
+TEST_CASE("rank shapes: a rank the DAG says is alike an earlier one takes its shape",
+          "[workload]") {
+  constexpr OpKind C = OpKind::Compute, K = OpKind::Collective;
+  constexpr Stream S = Stream::Compute, T = Stream::Tp;
+  Dag dag;
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {1}}}));
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {0}}}));
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {1}}}));
+  dag.ranks.push_back(rank_dag({{C, S, {}}, {K, T, {0}}, {C, S, {0}}}));
+  // Rank 3 is said to be rank 1's; rank 2 is left to be found alike rank 0.
+  dag.same_structure_as = {0, 1, 2, 1};
+  for (const unsigned threads : {1u, 2u}) {
+    const RankShapes s = rank_shapes(dag, threads);
+    REQUIRE(s.of_rank == std::vector<std::uint32_t>{0, 1, 0, 1});
+    REQUIRE(s.first_rank == std::vector<std::uint32_t>{0, 1});
+  }
+  dag.same_structure_as = {0, 3, 2, 3};
+  REQUIRE_THROWS_WITH(rank_shapes(dag, 1), "training DAG: rank 1 is said to be alike a later rank");
+  dag.same_structure_as = {0, 1};
+  REQUIRE_THROWS_WITH(rank_shapes(dag, 1),
+                      "training DAG: same_structure_as needs one entry per rank");
+}
+
 TEST_CASE("rank shapes: an op that depends on a later one is named", "[workload]") {
   constexpr OpKind C = OpKind::Compute;
   constexpr Stream S = Stream::Compute;

@@ -9,6 +9,7 @@
 #include "compute/gpu.hpp"
 #include "net/topology/build.hpp"
 #include "tests/workload/test_models.hpp"
+#include "workload/rank_progress.hpp"
 #include "workload/training_exec.hpp"
 #include "workload/training_run.hpp"
 
@@ -539,5 +540,11 @@ TEST_CASE("training DAG: ranks replayed from the first of their stage are the ra
     CHECK(replayed.kernels == built.kernels);
     // Summed in the same order: bit for bit.
     CHECK(replayed.hardware_flops == built.hardware_flops);
+    // Which ranks it says are alike holds: the shapes come out as comparing every rank finds.
+    REQUIRE(replayed.same_structure_as.size() == replayed.ranks.size());
+    REQUIRE(built.same_structure_as.empty());
+    const RankShapes said = rank_shapes(replayed, 1), found = rank_shapes(built, 1);
+    CHECK(said.of_rank == found.of_rank);
+    CHECK(said.first_rank == found.first_rank);
   }
 }
