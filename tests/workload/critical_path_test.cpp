@@ -87,3 +87,26 @@ TEST_CASE("critical path: a receive waits for its send; a gap before an op is id
   CHECK(cp.compute[static_cast<int>(Phase::Forward)] == 43);
   CHECK(cp.comm[static_cast<int>(Stream::PpRecv)] == 5);
 }
+
+TEST_CASE("critical path: ranks alike share their stream order, and the path is the same",
+          "[workload][critical]") {
+  // Two kernels on one stream per rank, the second held only by the first; rank 1 is slower.
+  Dag dag;
+  dag.ranks.resize(2);
+  for (RankDag& rd : dag.ranks) rd.ops = {compute_op(Phase::Forward), compute_op(Phase::Backward)};
+  TrainingTimeline t;
+  t.ops = {{{0, 10}, {10, 20}}, {{0, 30}, {30, 50}}};
+  t.iteration = 50;
+  const CriticalPath found = critical_path(dag, t);
+  dag.same_structure_as = {0, 0};
+  const CriticalPath said = critical_path(dag, t);
+  for (const CriticalPath* cp : {&found, &said}) {
+    REQUIRE(cp->steps.size() == 2);
+    CHECK(cp->steps[0].rank == 1);
+    CHECK(cp->steps[0].op == 0);
+    CHECK(cp->steps[1].op == 1);
+    CHECK(cp->steps[1].from == 30);
+    CHECK(cp->compute[static_cast<int>(Phase::Backward)] == 20);
+    CHECK(cp->idle == 0);
+  }
+}
