@@ -396,9 +396,10 @@ void PlanRunner::step_states(const Shape& shape, std::uint32_t index, LiveSteps&
     at += x.next_end;
     x.next_end = x.next_begin;
   }
-  out.next.resize(at);
+  out.own_next.resize(at);
+  out.next = out.own_next.data();
   for (std::uint32_t i = 0; i < steps.size(); ++i) {
-    for (std::uint32_t d : steps[i].deps) out.next[st[d].next_end++] = i;
+    for (std::uint32_t d : steps[i].deps) out.own_next[st[d].next_end++] = i;
   }
 }
 
@@ -411,11 +412,25 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
   const Instance& inst = instances_[part.instance];
   Shape& shape = shapes_[inst.shape];
   if (inst.local && !local_conns_[part.instance]) {
+    // The instances of a shape inside one host have the same connections but for whose they
+    // are, as long as their hosts' GPUs are linked alike: made once, copied after.
+    const net::IntraHost intra = topo_.hosts[part.host].intra;
+    if (shape.local_conns.empty() || shape.local_intra != intra) {
+      shape.local_conns.resize(shape.conns.size());
+      shape.local_intra = intra;
+      for (std::size_t k = 0; k < shape.conns.size(); ++k) {
+        const ShapeConn& sc = shape.conns[k];
+        Conn& c = shape.local_conns[k];
+        c = new_conn(shape, sc, inst.part_base + sc.from, inst.part_base + sc.to, kOwnCommunicator);
+        c.from -= static_cast<int>(inst.part_base);
+        c.to -= static_cast<int>(inst.part_base);
+      }
+    }
     auto conns = std::make_unique<Conn[]>(shape.conns.size());
     for (std::size_t k = 0; k < shape.conns.size(); ++k) {
-      const ShapeConn& sc = shape.conns[k];
-      conns[k] =
-          new_conn(shape, sc, inst.part_base + sc.from, inst.part_base + sc.to, kOwnCommunicator);
+      conns[k] = shape.local_conns[k];
+      conns[k].from += static_cast<int>(inst.part_base);
+      conns[k].to += static_cast<int>(inst.part_base);
     }
     local_conns_[part.instance] = std::move(conns);
   }
@@ -435,7 +450,7 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
   } else {
     const LiveSteps& start = shape.start[part.index];  // attach built it
     live.steps = start.steps;
-    live.next = start.next;
+    live.next = start.next;  // read only: shared
   }
   std::vector<StepState>& st = live.steps;
   if (!inst.local) {

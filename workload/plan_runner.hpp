@@ -123,9 +123,12 @@ class PlanRunner {
     std::uint32_t live = kNotLive;  // its step lists in its host's pool, while it runs
   };
   static constexpr std::uint32_t kNotLive = ~std::uint32_t{0};
-  struct LiveSteps {                  // a running participant's state, reused by the next one
-    std::vector<StepState> steps;     // per step of its list
-    std::vector<std::uint32_t> next;  // dependents of every step, step by step
+  struct LiveSteps {               // a running participant's state, reused by the next one
+    std::vector<StepState> steps;  // per step of its list
+    // The dependents of every step, step by step: in own_next, or in its shape's Shape::start
+    // (which no run changes, so instances share it).
+    const std::uint32_t* next = nullptr;
+    std::vector<std::uint32_t> own_next;
   };
   struct Conn {
     int from = 0, to = 0;  // participants
@@ -168,6 +171,10 @@ class PlanRunner {
     std::uint32_t instances = 0;
     std::uint64_t message_bytes = 0;  // of all its connections' messages
     std::vector<LiveSteps> start;     // run more than once: per participant, step_states
+    // Inside one host whose GPUs are linked `local_intra`: its connections, the participants
+    // numbered within the instance (made by the first instance that begins, copied by the rest).
+    std::vector<Conn> local_conns;
+    net::IntraHost local_intra = net::IntraHost::kNvSwitch;
   };
   struct Instance {
     std::uint32_t shape = 0;
