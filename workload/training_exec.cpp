@@ -270,7 +270,7 @@ void account_rank(const Dag& dag, std::uint32_t r, const std::vector<core::Time>
 
 }  // namespace
 
-void account(const Dag& dag, TrainingTimeline& out, unsigned threads) {
+std::vector<core::Time> account(const Dag& dag, TrainingTimeline& out, unsigned threads) {
   // A collective's data moves once its last member has reached it; a transfer's from its send.
   std::vector<core::Time> transfer_start(dag.comms.size(), -1);
   out.iteration = 0;
@@ -292,6 +292,7 @@ void account(const Dag& dag, TrainingTimeline& out, unsigned threads) {
     if (dag.ranks[r].simulated)
       account_rank(dag, static_cast<std::uint32_t>(r), transfer_start, out);
   });
+  return transfer_start;
 }
 
 TrainingTimeline execute_training(const Dag& dag, const std::vector<core::Time>& kernel_time,

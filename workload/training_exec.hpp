@@ -41,8 +41,9 @@ struct TrainingTimeline {
 
 // Fills `ranks` (the breakdown) and `iteration` from the op timings `ops` of every rank: what
 // an executor calls when its run is over. `threads` account for ranks side by side (oneTBB);
-// the result is the same for any number.
-void account(const Dag& dag, TrainingTimeline& timeline, unsigned threads = 1);
+// the result is the same for any number. Returns, per communication, when its data started to
+// move: a collective's when its last member reached it, a transfer's at its send.
+std::vector<core::Time> account(const Dag& dag, TrainingTimeline& timeline, unsigned threads = 1);
 
 // kernel_time[i] is Dag::kernels[i]'s duration, comm_time[i] Dag::comms[i]'s. Throws
 // std::runtime_error naming a stuck op if the DAG cannot finish (a cycle between ranks).

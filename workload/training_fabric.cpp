@@ -162,11 +162,12 @@ class FabricAgent final : public net::HostApp {
 
   void attach(net::Network* network) { net_ = network; }
 
-  TrainingTimeline take() {
+  // `moving`: per communication, when its data started to move (account()).
+  TrainingTimeline take(std::vector<Time>& moving) {
     for (std::uint32_t r = 0; r < state_.size(); ++r) {
       if (state_[r].done != dag_.ranks[r].ops.size()) throw_stalled(dag_, r, out_.ops[r]);
     }
-    account(dag_, out_, threads_);
+    moving = account(dag_, out_, threads_);
     return std::move(out_);
   }
 
@@ -405,20 +406,10 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
 
   FabricTraining out;
   out.net = network.run(run);
-  out.timeline = agent.take();
+  std::vector<Time> moving;
+  out.timeline = agent.take(moving);
   out.shapes = cs.first.size();
   out.queue_pairs = runner.queue_pairs();
-  // When each communication's data started to move, as account() reads it.
-  std::vector<Time> moving(dag.comms.size(), -1);
-  for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
-    const RankDag& rd = dag.ranks[r];
-    for (std::size_t i = 0; i < rd.ops.size(); ++i) {
-      const Op& op = rd.ops[i];
-      if (op.kind == OpKind::Collective || op.kind == OpKind::Send) {
-        moving[op.item] = std::max(moving[op.item], out.timeline.ops[r][i].start);
-      }
-    }
-  }
   out.comm_time.resize(dag.comms.size());
   for (std::size_t c = 0; c < dag.comms.size(); ++c) {
     const PlanRunner::InstanceResult ir = runner.result(static_cast<std::uint32_t>(c));
