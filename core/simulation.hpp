@@ -93,6 +93,9 @@ class Context {
   NodeId node() const { return node_; }
   LpId lp() const { return lp_; }
   Rng& rng() { return sim_.per_node_[node_].rng; }
+  // How many events this node has scheduled so far: unchanged between two of its calls when it
+  // scheduled nothing in between (a model may then fold a second event into the first).
+  std::uint64_t scheduled() const { return sim_.per_node_[node_].seq; }
 
   // An event for this node, `delay` from now.
   void schedule(Time delay, EventKind kind, const Payload& payload = {}) {

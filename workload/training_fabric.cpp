@@ -19,10 +19,9 @@ using core::Time;
 
 class FabricAgent final : public net::HostApp {
   using Ctx = core::Context<net::Network>;
-  static constexpr std::uint32_t kOpDone = PlanRunner::kFirstOwnerMsg;         // (rank, op)
-  static constexpr std::uint32_t kRankStart = PlanRunner::kFirstOwnerMsg + 1;  // (rank)
-  // (rank, op): kernels done (see start) and the communication after them begun.
-  static constexpr std::uint32_t kIntoComm = PlanRunner::kFirstOwnerMsg + 2;
+  static constexpr std::uint32_t kRankStart = PlanRunner::kFirstOwnerMsg;  // (rank)
+  // (slot): a host's kernels ending at one time (Ends), in the order they were posted.
+  static constexpr std::uint32_t kEnds = PlanRunner::kFirstOwnerMsg + 1;
 
  public:
   FabricAgent(const Dag& dag, const std::vector<Time>& kernel_time,
@@ -80,6 +79,7 @@ class FabricAgent final : public net::HostApp {
       hosts = std::max(hosts, static_cast<std::size_t>(r.host) + 1);
     }
     host_ranks_.resize(hosts);
+    ends_.resize(hosts);
     rank_host_.resize(n);
     for (std::uint32_t r = 0; r < n; ++r) {
       rank_host_[r] = static_cast<std::uint32_t>(layout.ranks[r].host);
@@ -144,9 +144,17 @@ class FabricAgent final : public net::HostApp {
   }
 
   void on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) override {
-    if (m.a == kOpDone || m.a == kIntoComm) {
-      finish_kernels(ctx, m.b, static_cast<std::uint32_t>(m.c), m.a == kIntoComm);
-      runner_.flush(ctx, host);
+    if (m.a == kEnds) {
+      // As if each were an event of its own, one after another.
+      HostEnds& h = ends_[host];
+      if (h.open == m.b) h.open = kNoSlot;
+      for (std::size_t k = 0; k < h.slots[m.b].size(); ++k) {  // posts may add slots
+        const KernelsEnd e = h.slots[m.b][k];
+        finish_kernels(ctx, e.rank, e.op, e.into_comm);
+        runner_.flush(ctx, host);
+      }
+      h.slots[m.b].clear();
+      h.free.push_back(m.b);
     } else if (m.a == kRankStart) {
       begin(ctx, m.b);
       runner_.flush(ctx, host);
@@ -228,7 +236,7 @@ class FabricAgent final : public net::HostApp {
     }
     // When the communication op the last kernel leads into will start the moment it ends (see
     // runs_into_comm), one event at its communication's begin does both.
-    std::uint32_t msg = kOpDone;
+    bool into = false;
     Time when = end;
     if (into_comm_[shape][k]) {
       const RankShape& sh = *st.shape;
@@ -238,13 +246,42 @@ class FabricAgent final : public net::HostApp {
                                  (!st.busy[s] && st.head[s] < sh.stream_ops[s].size() &&
                                   sh.stream_ops[s][st.head[s]] == j))) {
         out_.ops[r][k].end = end;
-        msg = kIntoComm;
+        into = true;
         when += runner_.base_latency(join(r, j).comm);
       }
     }
     if (when < ctx.now())
       throw std::logic_error("training on the fabric: a kernel ends in the past");
-    net_->host_send(ctx, rank_host_[r], when - ctx.now(), net::AppMsg{msg, r, i});
+    post_end(ctx, rank_host_[r], when, KernelsEnd{r, i, into});
+  }
+
+  // Kernels started with op i of rank r end (see start): an event at `when`, or a place in the
+  // host's last one when that is at the same time and the host scheduled nothing since. The
+  // tensor-parallel ranks of a host end their kernels together: one event instead of eight,
+  // and the same order.
+  struct KernelsEnd {
+    std::uint32_t rank, op;
+    bool into_comm;
+  };
+  void post_end(Ctx& ctx, std::uint32_t host, Time when, const KernelsEnd& e) {
+    HostEnds& h = ends_[host];
+    if (h.open != kNoSlot && h.at == when && h.after == ctx.scheduled()) {
+      h.slots[h.open].push_back(e);
+      return;
+    }
+    std::uint32_t slot;
+    if (h.free.empty()) {
+      slot = static_cast<std::uint32_t>(h.slots.size());
+      h.slots.emplace_back();
+    } else {
+      slot = h.free.back();
+      h.free.pop_back();
+    }
+    h.slots[slot].push_back(e);
+    net_->host_send(ctx, host, when - ctx.now(), net::AppMsg{kEnds, slot, 0});
+    h.open = slot;
+    h.at = when;
+    h.after = ctx.scheduled();
   }
 
   // What rank r's communication op i joins.
@@ -329,6 +366,17 @@ class FabricAgent final : public net::HostApp {
   std::vector<RankProgress> state_;
   TrainingTimeline out_;
   std::vector<std::uint32_t> rank_host_;
+  // Per host: its pending kEnds events' lists, and the last one while more may join it. Only
+  // its host's events touch one (a line of its own: hosts sit on different LPs).
+  static constexpr std::uint32_t kNoSlot = ~0u;
+  struct alignas(64) HostEnds {
+    std::vector<std::vector<KernelsEnd>> slots;
+    std::vector<std::uint32_t> free;
+    std::uint32_t open = kNoSlot;
+    Time at = 0;
+    std::uint64_t after = 0;
+  };
+  std::vector<HostEnds> ends_;
   std::vector<std::vector<std::uint32_t>> host_ranks_;
   std::vector<std::vector<std::uint32_t>> comm_place_;  // per shape, per op (see constructor)
   std::vector<std::uint32_t> comm_count_;               // per shape: its communication ops

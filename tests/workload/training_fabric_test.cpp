@@ -418,3 +418,32 @@ TEST_CASE(
   }
   REQUIRE(comm_ops > 0);
 }
+
+TEST_CASE(
+    "training on the fabric: the tensor-parallel ranks of a host end their kernels in one "
+    "event",
+    "[workload][training][fabric]") {
+  // Four ranks of one host run the same kernels and meet in every tensor-parallel collective:
+  // their kernels end together, and the host's events fold into one what would be four (one
+  // per rank and collective at least), with every op's times unchanged (the test above).
+  static const compute::KernelDb db;
+  const net::Topology topo = single_switch(1, 4);
+  const net::NetworkConfig cfg;
+  TrainingInputs in;
+  in.model = gpt(4, 512, 8, 256, 1024);
+  in.config.tp = 4;
+  in.config.micro_batch = 1;
+  in.config.global_batch = 4;
+  in.gpu = *compute::find_gpu("H100");
+  in.kernels = &db;
+  in.topology = &topo;
+  in.network = &cfg;
+  in.comm = CommMode::Packet;
+  in.exec.whole_transfers = true;  // a collective's transfers as one each, not in steps
+  const TrainingReport r = simulate_training(in);
+  std::size_t collectives = 0;
+  for (const Comm& c : r.dag.comms) collectives += r.dag.groups[c.group].size() == 4 ? 1 : 0;
+  REQUIRE(collectives > 0);
+  CAPTURE(r.network_events, collectives);
+  REQUIRE(r.network_events < 4 * collectives);
+}
