@@ -358,6 +358,22 @@ void PlanRunner::attach(net::Network* network, DoneFn done, void* owner) {
     shape.start.resize(shape.plan.steps.size());
     for (std::uint32_t i = 0; i < shape.start.size(); ++i) step_states(shape, i, shape.start[i]);
   }
+  // The connections of a shape's instances inside one host are the same but for whose they
+  // are, as long as their hosts' GPUs are linked alike: made here from its first such instance
+  // (participants numbered within it), for the others to copy.
+  for (const Instance& inst : instances_) {
+    Shape& shape = shapes_[inst.shape];
+    if (!inst.local || shape.instances < 2 || !shape.local_conns.empty()) continue;
+    shape.local_intra = topo_.hosts[parts_[inst.part_base].host].intra;
+    shape.local_conns.resize(shape.conns.size());
+    for (std::size_t k = 0; k < shape.conns.size(); ++k) {
+      const ShapeConn& sc = shape.conns[k];
+      Conn& c = shape.local_conns[k];
+      c = new_conn(shape, sc, inst.part_base + sc.from, inst.part_base + sc.to, kOwnCommunicator);
+      c.from -= static_cast<int>(inst.part_base);
+      c.to -= static_cast<int>(inst.part_base);
+    }
+  }
 }
 
 void PlanRunner::start(Ctx& ctx, std::uint32_t instance, std::uint32_t p, Time at) {
@@ -412,22 +428,17 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
   const Instance& inst = instances_[part.instance];
   Shape& shape = shapes_[inst.shape];
   if (inst.local && !local_conns_[part.instance]) {
-    // The instances of a shape inside one host have the same connections but for whose they
-    // are, as long as their hosts' GPUs are linked alike: made once, copied after.
-    const net::IntraHost intra = topo_.hosts[part.host].intra;
-    if (shape.local_conns.empty() || shape.local_intra != intra) {
-      shape.local_conns.resize(shape.conns.size());
-      shape.local_intra = intra;
-      for (std::size_t k = 0; k < shape.conns.size(); ++k) {
-        const ShapeConn& sc = shape.conns[k];
-        Conn& c = shape.local_conns[k];
-        c = new_conn(shape, sc, inst.part_base + sc.from, inst.part_base + sc.to, kOwnCommunicator);
-        c.from -= static_cast<int>(inst.part_base);
-        c.to -= static_cast<int>(inst.part_base);
-      }
-    }
+    // Copied from the shape's (attach), when this host's GPUs are linked as that one's.
+    const bool alike =
+        !shape.local_conns.empty() && shape.local_intra == topo_.hosts[part.host].intra;
     auto conns = std::make_unique<Conn[]>(shape.conns.size());
     for (std::size_t k = 0; k < shape.conns.size(); ++k) {
+      const ShapeConn& sc = shape.conns[k];
+      if (!alike) {
+        conns[k] =
+            new_conn(shape, sc, inst.part_base + sc.from, inst.part_base + sc.to, kOwnCommunicator);
+        continue;
+      }
       conns[k] = shape.local_conns[k];
       conns[k].from += static_cast<int>(inst.part_base);
       conns[k].to += static_cast<int>(inst.part_base);

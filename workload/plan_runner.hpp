@@ -63,8 +63,8 @@ class PlanRunner {
   // use.
   std::vector<net::FlowSpec> take_flows();
   void add_channels(net::Network& network) const;
-  // Also builds the starting step states of the shapes run more than once, which hosts on
-  // every LP then only read: no instance may be added after it.
+  // Also builds the starting step states and connections inside a host of the shapes run more
+  // than once, which hosts on every LP then only read: no instance may be added after it.
   void attach(net::Network* network, DoneFn done = nullptr, void* owner = nullptr);
 
   // From the events of GPU participant p's host: p, which joined at `at` (now or earlier),
@@ -171,8 +171,8 @@ class PlanRunner {
     std::uint32_t instances = 0;
     std::uint64_t message_bytes = 0;  // of all its connections' messages
     std::vector<LiveSteps> start;     // run more than once: per participant, step_states
-    // Inside one host whose GPUs are linked `local_intra`: its connections, the participants
-    // numbered within the instance (made by the first instance that begins, copied by the rest).
+    // Run more than once inside one host whose GPUs are linked `local_intra`: its connections,
+    // the participants numbered within the instance (attach makes them, instances copy them).
     std::vector<Conn> local_conns;
     net::IntraHost local_intra = net::IntraHost::kNvSwitch;
   };
