@@ -20,7 +20,7 @@ using core::Time;
 class FabricAgent final : public net::HostApp {
   using Ctx = core::Context<net::Network>;
   static constexpr std::uint32_t kRankStart = PlanRunner::kFirstOwnerMsg;  // (rank)
-  // (slot): a host's kernels ending at one time (Ends), in the order they were posted.
+  // (slot): kernels of the host that end at one time (HostEnds::slots), in the order posted.
   static constexpr std::uint32_t kEnds = PlanRunner::kFirstOwnerMsg + 1;
 
  public:
