@@ -95,6 +95,7 @@ class FabricAgent final : public net::HostApp {
     // communication ops join (a rank's in one run, in op order): the run reads them there, not
     // in the rank's ops and its communication's group, which are far apart in memory.
     comm_place_.resize(shapes_.shapes.size());
+    std::vector<std::uint32_t> comm_count;  // per shape: its communication ops
     for (std::size_t k = 0; k < comm_place_.size(); ++k) {
       const std::vector<Op>& ops = dag.ranks[shapes_.first_rank[k]].ops;
       comm_place_[k].assign(ops.size(), 0);
@@ -102,11 +103,11 @@ class FabricAgent final : public net::HostApp {
       for (std::size_t i = 0; i < ops.size(); ++i) {
         if (ops[i].kind != OpKind::Compute) comm_place_[k][i] = at++;
       }
-      comm_count_.push_back(at);
+      comm_count.push_back(at);
     }
     std::vector<std::size_t> joins_base(n + 1, 0);
     for (std::size_t r = 0; r < n; ++r) {
-      joins_base[r + 1] = joins_base[r] + comm_count_[shapes_.of_rank[r]];
+      joins_base[r + 1] = joins_base[r] + comm_count[shapes_.of_rank[r]];
     }
     joins_.resize(joins_base.back());
     rank_joins_.resize(n);
@@ -379,7 +380,6 @@ class FabricAgent final : public net::HostApp {
   std::vector<HostEnds> ends_;
   std::vector<std::vector<std::uint32_t>> host_ranks_;
   std::vector<std::vector<std::uint32_t>> comm_place_;  // per shape, per op (see constructor)
-  std::vector<std::uint32_t> comm_count_;               // per shape: its communication ops
   std::vector<Join> joins_;                             // per rank, per communication op
   std::vector<const Join*> rank_joins_;                 // per rank: its first in joins_
   std::vector<std::size_t> op_base_;                    // per comm: its members' entries in op_of_
