@@ -266,7 +266,7 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
                        collectives::hw_latency_us(algo, proto, pcie ? Hop::PCI : Hop::NVLink));
     }
   }
-  if (shape.latency_once) c.step_latency = c.post_delay = 0;  // in the shape's base latency
+  if (shape.latency_once) c.step_latency = c.post_delay = c.post_cost = 0;  // in base_latency
   if (parts_[from].local == kSwitchEnd || parts_[to].local == kSwitchEnd) {
     c.wire_scale = 1.0 / params_.nvls_efficiency;
   }
@@ -319,10 +319,18 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
 // transport, the transport's message latency on others: collectives/transport.hpp). The pipeline
 // part does not hold the connection: the send proxy posts a step as soon as the GPU has written it,
 // with up to NCCL_STEPS in flight (sendProxyProgress, src/transport/net.cc).
+// The proxy is one thread per GPU and communicator (src/proxy.cc, progressOps), serving every
+// channel's connections in turn, and a post costs it NCCL's "network post overhead"
+// (NCCL_NET_OVERHEAD, getNetOverhead: 1 us, 2 us on AMD). A lone connection never waits for it
+// (its steps are further apart than that); sends of several connections at once queue there
+// (PlanRunner::launch). Simple's three overheads per step stay the connection's own: as the
+// thread's time per post they made the 2-node B200 NVLSTree datasets 17-43% slower than
+// measured at >= 1 MiB (tried November 2026, docs/collectives.md).
 void PlanRunner::net_step_latency(const Shape& shape, Conn& c, double gpu_us) const {
   const collectives::Proto proto = shape.plan.proto;
   const double overhead = net_overhead_us_ * (proto == collectives::Proto::Simple ? 3.0 : 1.0);
   c.step_latency = us(std::max(gpu_us, overhead));
+  c.post_cost = us(net_overhead_us_);
   c.post_delay = std::max<Time>(
       0, us(collectives::net_hop_latency_us(transport_, shape.plan.algo, proto)) - c.step_latency);
 }
@@ -581,8 +589,14 @@ void PlanRunner::launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint
   const std::uint64_t wire = s.wire;
   Conn& c = conn_of(p, conn);
   if (c.net) {
-    if (c.post_delay > 0) {
-      net_->host_send(ctx, host, c.post_delay, net::AppMsg{kPost, conn, wire});
+    // The proxy took post_cost for this send during the step's hold unless it was still busy
+    // posting another connection's.
+    Participant& part = parts_[p];
+    const Time posted = std::max(ctx.now(), part.proxy_free + c.post_cost);
+    part.proxy_free = posted;
+    const Time delay = posted - ctx.now() + c.post_delay;
+    if (delay > 0) {
+      net_->host_send(ctx, host, delay, net::AppMsg{kPost, conn, wire});
     } else {
       net_->post(ctx, c.flow, wire);
     }

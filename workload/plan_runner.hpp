@@ -120,6 +120,7 @@ class PlanRunner {
     std::uint32_t done = 0;
     bool started = false;
     core::Time last = 0;
+    core::Time proxy_free = 0;      // when its proxy thread last posted a network send
     std::uint32_t live = kNotLive;  // its step lists in its host's pool, while it runs
   };
   static constexpr std::uint32_t kNotLive = ~std::uint32_t{0};
@@ -143,7 +144,8 @@ class PlanRunner {
     // Net: then the proxy and the NIC take this long to put it on the wire; successive sends
     // of the connection overlap here (the proxy keeps up to NCCL_STEPS sends in flight).
     core::Time post_delay = 0;
-    double wire_scale = 1.0;  // NVLS: switch transfers run at nvls_efficiency
+    core::Time post_cost = 0;  // net: the sender's proxy thread's time per post
+    double wire_scale = 1.0;   // NVLS: switch transfers run at nvls_efficiency
     // Sender side (its host's events only).
     int freed = 0;
     std::int64_t blocked = -1;  // a send waiting for a slot

@@ -203,6 +203,33 @@ TEST_CASE("a network hop's latency overlaps the next steps of its connection", "
   REQUIRE(seconds(o.r.time) < 0.6 * serialized);
 }
 
+TEST_CASE("a GPU's proxy posts the network sends of its channels one after another", "[workload]") {
+  // One GPU on each of two hosts, ring LL all-reduce of 4 KiB: every step crosses the network.
+  // On 16 channels each rank has 16 sends to post at once per step, and its one proxy thread
+  // takes NCCL's network post overhead for each (1 us; 2 us on AMD hosts): the last channel's
+  // first send leaves 15 posts after the first one, and its second step queues behind them too.
+  // On one channel nothing queues. The data (256 B per channel) takes no time to speak of.
+  const net::Topology topo = hosts(2, 1);
+  const auto time = [&](int channels, collectives::Cpu cpu) {
+    collectives::Hardware hw;
+    hw.cpu = cpu;
+    const collectives::RankLayout layout = rank_layout(topo, hw);
+    collectives::Call call;
+    call.bytes = 4096;
+    call.algo = Algo::Ring;
+    call.proto = Proto::LL;
+    call.channels = channels;
+    return seconds(
+        run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {}).time);
+  };
+  for (const auto& [cpu, post_us] :
+       {std::pair{collectives::Cpu::Intel, 1.0}, std::pair{collectives::Cpu::Amd, 2.0}}) {
+    const double queued = time(16, cpu) - time(1, cpu);
+    CHECK(queued >= 15 * post_us * 1e-6);
+    CHECK(queued <= 2 * 16 * post_us * 1e-6);
+  }
+}
+
 TEST_CASE("NVLS beats the ring on one H100 host", "[workload]") {
   const net::Topology topo = hosts(1, 8);
   const std::uint64_t bytes = 1ULL << 30;
