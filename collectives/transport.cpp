@@ -21,12 +21,19 @@ namespace {
 // - p4d / p4de have no measured figure there. EFA's first generation lacks RDMA write, so the
 //   plugin runs its send/recv protocol on them (default_protocol SENDRECV), which does not take
 //   less than p5's RDMA write: p5's 20 us stands in, a lower bound (UNVERIFIED).
+// - Simple only on p4d / p4de: at its first endpoint the plugin asks the EFA provider for
+//   in-order delivery of aligned 128-byte blocks (FI_OPT_EFA_SENDRECV_IN_ORDER_ALIGNED_128_BYTES
+//   under SENDRECV) and, refused, sets NCCL_PROTO=simple unless the user set it
+//   (src/platform-aws.c configure_nccl_proto, present from v1.6 through v1.8.1-aws and later; a
+//   p4d.24xlarge log with v1.11.0: "Setting FI_OPT_EFA_SENDRECV_IN_ORDER_ALIGNED_128_BYTES not
+//   supported" then "Setting NCCL_PROTO to "simple"", aws/aws-ofi-nccl#715). p5 under RDMA
+//   skips the check and keeps LL and LL128 (aws/aws-ofi-nccl#280).
 constexpr std::array<TransportFacts, 4> kTransports{{
     // NCCL's IB verbs transport reports no latency (src/transport/net_ib/init.cc: "Not set").
-    {"ib", 0.0, -1.0, 0.0},
-    {"efa-p4d", 75.0, 20.0, 3.0},
-    {"efa-p5", 75.0, 20.0, 3.0},
-    {"efa-p5en", 35.0, 18.0, 3.0},
+    {"ib", 0.0, -1.0, 0.0, false},
+    {"efa-p4d", 75.0, 20.0, 3.0, true},
+    {"efa-p5", 75.0, 20.0, 3.0, false},
+    {"efa-p5en", 35.0, 18.0, 3.0, false},
 }};
 
 }  // namespace

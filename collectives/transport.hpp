@@ -25,6 +25,9 @@ struct TransportFacts {
   double hop_latency_us = -1;
   // Added to a Simple step's hop, us: the device's completion reaching the host proxy.
   double simple_completion_us = 0;
+  // The transport cannot deliver LL/LL128's 128-byte lines in order, so its plugin sets
+  // NCCL_PROTO=simple for the whole process unless the user set NCCL_PROTO.
+  bool simple_only = false;
 };
 
 const TransportFacts& transport_facts(Transport t);

@@ -301,6 +301,8 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net, int
 }
 
 Choice choose(const TuningInput& in, Algo algo, Proto proto) {
+  // NCCL_PROTO=simple as the transport's plugin sets it (collectives/transport.cpp).
+  if (proto == Proto::Auto && transport_facts(in.hw.transport).simple_only) proto = Proto::Simple;
   const AlgoTime* best = nullptr;
   const std::vector<AlgoTime> times = algo_times(in);
   for (const AlgoTime& t : times) {

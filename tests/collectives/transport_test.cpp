@@ -77,3 +77,21 @@ TEST_CASE("the reported latency moves NCCL's choice away from Simple across host
   CHECK(choose(one_host).algo == inside_ib.algo);
   CHECK(choose(one_host).proto == inside_ib.proto);
 }
+
+TEST_CASE("on p4d the plugin leaves NCCL only Simple unless the user chose a protocol",
+          "[collectives]") {
+  // Two 8-GPU A100 hosts with 4 x 100G EFA. On p4d the plugin sets NCCL_PROTO=simple, so every
+  // size runs Simple; on p5's transport small sizes keep LL. A protocol the user forces stays.
+  Hardware hw;
+  hw.arch = Arch::Ampere;
+  hw.nics_per_host = 4;
+  hw.nic_gbps = 12.5;
+  hw.transport = Transport::EfaP4d;
+  for (std::uint64_t bytes = 8; bytes <= (1ull << 30); bytes *= 16) {
+    CHECK(choose(TuningInput{Op::AllReduce, bytes, 16, 2, hw}).proto == Proto::Simple);
+    CHECK(choose(TuningInput{Op::AllGather, bytes, 16, 2, hw}).proto == Proto::Simple);
+  }
+  CHECK(choose(TuningInput{Op::AllReduce, 8, 16, 2, hw}, Algo::Auto, Proto::LL).proto == Proto::LL);
+  hw.transport = Transport::EfaP5;
+  CHECK(choose(TuningInput{Op::AllReduce, 8, 16, 2, hw}).proto == Proto::LL);
+}
