@@ -28,6 +28,9 @@ const std::vector<GpuSpec>& gpu_catalog() {
       {"B200", {"B200-SXM"}, GpuArch::Blackwell, 2250, 180, 8.0, 900, 18, true,
        "NVIDIA DGX B200 datasheet as tabulated in stas00/ml-engineering; NVLink 5, 18 links = "
        "1.8 TB/s bidirectional"},
+      {"GB200", {"GB200-NVL72"}, GpuArch::Blackwell, 2500, 186, 8.0, 900, 18, true,
+       "Blackwell GPU of a GB200 NVL72 rack (NVIDIA GB200 NVL72 page as tabulated in "
+       "stas00/ml-engineering); NVLink 5, 18 links to the rack's NVLink switch trays"},
   };
   // clang-format on
   return kGpus;
