@@ -61,6 +61,18 @@ double seconds(core::Time t) {
   return double(t) * 1e-12;
 }
 
+// A ring LL all-reduce of `bytes` on `hw` as NCCL's tuning plans it (on `channels` if > 0).
+core::Time ring_ll_time(const net::Topology& topo, const collectives::Hardware& hw,
+                        std::uint64_t bytes, int channels = 0) {
+  const collectives::RankLayout layout = rank_layout(topo, hw);
+  collectives::Call call;
+  call.bytes = bytes;
+  call.algo = Algo::Ring;
+  call.proto = Proto::LL;
+  call.channels = channels;
+  return run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {}).time;
+}
+
 }  // namespace
 
 TEST_CASE("a large ring all-reduce in one host is bound by each GPU's usable NVLink",
@@ -213,14 +225,7 @@ TEST_CASE("a GPU's proxy posts the network sends of its channels one after anoth
   const auto time = [&](int channels, collectives::Cpu cpu) {
     collectives::Hardware hw;
     hw.cpu = cpu;
-    const collectives::RankLayout layout = rank_layout(topo, hw);
-    collectives::Call call;
-    call.bytes = 4096;
-    call.algo = Algo::Ring;
-    call.proto = Proto::LL;
-    call.channels = channels;
-    return seconds(
-        run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {}).time);
+    return seconds(ring_ll_time(topo, hw, 4096, channels));
   };
   for (const auto& [cpu, post_us] :
        {std::pair{collectives::Cpu::Intel, 1.0}, std::pair{collectives::Cpu::Amd, 2.0}}) {
@@ -325,13 +330,7 @@ TEST_CASE("a hop between hosts takes the network transport's message latency", "
   const auto time = [&](collectives::Transport t) {
     collectives::Hardware hw;
     hw.transport = t;
-    const collectives::RankLayout layout = rank_layout(topo, hw);
-    collectives::Call call;
-    call.bytes = 8;
-    call.algo = Algo::Ring;
-    call.proto = Proto::LL;
-    return run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {})
-        .time;
+    return ring_ll_time(topo, hw, 8);
   };
   const double extra_us =
       2 * (20.0 - collectives::hw_latency_us(Algo::Ring, Proto::LL, collectives::Hop::Net));
