@@ -61,6 +61,7 @@ struct Hardware {
   NicPath nic_path = NicPath::PcieSwitch;
   Transport transport = Transport::Ib;
   int nccl_version = kNcclVersionModelled;
+  std::uint64_t buffsize = 1ull << 22;  // NCCL_BUFFSIZE: Simple's buffer per connection
   // The node's NICs, for communicators across hosts (graph.hpp): 0 = unknown, and such
   // communicators use max_channels and bw_inter_gbps as given.
   int nics_per_host = 0;

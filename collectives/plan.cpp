@@ -163,7 +163,7 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
   PlanBuilder b(plan, hosts, whole);
   const auto chunk = [&](bool nvlink) {
     if (call.chunk_bytes > 0) return call.chunk_bytes;
-    std::uint64_t size = chunk_payload(plan.op, plan.algo, plan.proto, nvlink);
+    std::uint64_t size = chunk_payload(plan.op, plan.algo, plan.proto, nvlink, layout.hw.buffsize);
     if (plan.algo == Algo::Tree && plan.proto == Proto::LL128) {
       size = tree_ll128_chunk(size, call.bytes, plan.channels, n,
                               static_cast<int>(hosts.ranks.size()));

@@ -27,19 +27,19 @@ using Row = std::array<double, 3>;  // [LL, LL128, Simple]
 
 }  // namespace
 
-std::uint64_t buffer_bytes(Proto p) {
+std::uint64_t buffer_bytes(Proto p, std::uint64_t buffsize) {
   switch (p) {
     case Proto::LL:
       return 8ull * 512 * kNcclSteps * 16;  // lines x threads x steps x 16 B
     case Proto::LL128:
       return 120ull * 640 * kNcclSteps * 8;  // elems x threads x steps x 8 B
     default:
-      return 1ull << 22;  // NCCL_BUFFSIZE 4 MiB
+      return buffsize;
   }
 }
 
-std::uint64_t step_payload(Proto p) {
-  const std::uint64_t step = buffer_bytes(p) / kNcclSteps;
+std::uint64_t step_payload(Proto p, std::uint64_t buffsize) {
+  const std::uint64_t step = buffer_bytes(p, buffsize) / kNcclSteps;
   switch (p) {
     case Proto::LL:
       return step / 2;  // calcCollChunking halves LL chunks (flags)
@@ -79,10 +79,10 @@ int chunk_steps(Op op, Algo a, Proto p) {
   return ring_grouped(op, a, p) ? kNcclSteps / 2 : 1;
 }
 
-std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink) {
+std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink, std::uint64_t buffsize) {
   if (a == Algo::Nvls || a == Algo::NvlsTree) return 128ull << 10;
   if (a == Algo::P2P) return p2p_over_nvlink ? 512ull << 10 : 128ull << 10;
-  return step_payload(p) * static_cast<std::uint64_t>(chunk_steps(op, a, p));
+  return step_payload(p, buffsize) * static_cast<std::uint64_t>(chunk_steps(op, a, p));
 }
 
 NvlsSetup nvls_setup(const Hardware& hw, int nodes, int ppn) {

@@ -15,10 +15,13 @@ inline constexpr int kMaxChannels = 64;
 
 enum class Hop { NVLink, PCI, Net };
 
-// Per-connection buffer (init.cc computeBuffSizes defaults; nccl-facts.md §1).
-std::uint64_t buffer_bytes(Proto p);
+// NCCL_BUFFSIZE's default, Simple's per-connection buffer (init.cc DEFAULT_BUFFSIZE).
+constexpr std::uint64_t kDefaultBuffsize = 1ull << 22;
+// Per-connection buffer (init.cc computeBuffSizes defaults; nccl-facts.md §1); Simple's is
+// `buffsize` (NCCL_BUFFSIZE), LL's and LL128's are fixed by their line layouts.
+std::uint64_t buffer_bytes(Proto p, std::uint64_t buffsize = kDefaultBuffsize);
 // Payload one FIFO step carries: buffer / NCCL_STEPS, minus LL's and LL128's flags.
-std::uint64_t step_payload(Proto p);
+std::uint64_t step_payload(Proto p, std::uint64_t buffsize = kDefaultBuffsize);
 // Payload fraction of the wire bytes: Simple 1, LL 8/16 (two 4-byte flags per 16-byte line),
 // LL128 120/128 (one 8-byte flag per 128-byte line). nccl-facts.md §2.
 double wire_efficiency(Proto p);
@@ -30,7 +33,8 @@ int slice_steps(Op op, Algo a, Proto p);
 int chunk_steps(Op op, Algo a, Proto p);
 // Payload of one chunk: step_payload x chunk_steps; NVLS uses its own 128 KiB chunk
 // (NCCL_NVLS_CHUNKSIZE) and P2P 512 KiB over NVLink, 128 KiB otherwise (NCCL_P2P_*_CHUNKSIZE).
-std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink);
+std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink,
+                            std::uint64_t buffsize = kDefaultBuffsize);
 // Tree LL128 shrinks its chunk so that a message fills the tree's pipeline: halved while the
 // message is under (1 + log2(nodes) + 0.1 ppn) x 64 / ppn chunks per channel (down to
 // 128 KiB), then x 16 (down to 32 KiB). enqueue.cc calcCollChunking (NVIDIA/nccl @ 5067397c).

@@ -121,6 +121,7 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
   }
   hw.transport = *transport;
   if (c.has("nccl_version")) hw.nccl_version = nccl_version(c);
+  hw.buffsize = c.bytes("buffsize", hw.buffsize);
   hw.intra = host.intra == net::IntraHost::kPcie ? collectives::IntraLink::PCI
                                                  : collectives::IntraLink::NVLink;
   hw.max_channels = static_cast<int>(c.uint("max_channels", default_max_channels(gpu.arch)));
@@ -158,9 +159,9 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
 
 std::vector<std::string_view> comm_model_keys(std::initializer_list<std::string_view> more) {
   std::vector<std::string_view> keys(more);
-  keys.insert(keys.end(),
-              {"max_channels", "nvls", "nvlink_efficiency", "nvls_efficiency", "latencies",
-               "step_latency", "step_latency_per", "nics", "host_delay", "nccl_version"});
+  keys.insert(keys.end(), {"max_channels", "nvls", "nvlink_efficiency", "nvls_efficiency",
+                           "latencies", "step_latency", "step_latency_per", "nics", "host_delay",
+                           "nccl_version", "buffsize"});
   return keys;
 }
 

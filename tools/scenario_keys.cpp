@@ -400,6 +400,8 @@ constexpr KeyInfo kRows[] = {
      "usable share of `gpu_link`"},
     {"collectives", "`nccl_version`", "text `2.Y` or `2.Y.Z` (a `-1` or `+cuda..` suffix is ignored), at most 2.30.7", "`2.30.7`",
      "the NCCL release the run models. The tuning is 2.30.7's; only these rules follow the version: LL128 between GH200/GB200 hosts (`nic_path: c2c`) is off before 2.27"},
+    {"collectives", "`buffsize`", "size 64KiB-1GiB", "`4MiB` (NCCL's DEFAULT_BUFFSIZE)",
+     "NCCL_BUFFSIZE: Simple's buffer per connection. A step carries an eighth of it (NCCL_STEPS), a ring chunk four steps, a slice two; LL and LL128 keep theirs"},
     {"collectives", "`nvls_efficiency`", "ratio in (0, 1]", "`0.85`, Blackwell `0.74` (NCCL nvlsEfficiency)",
      "NVLS share of NVLink capacity"},
     {"collectives", "`latencies`", "bool", "`true`",
@@ -471,7 +473,7 @@ constexpr KeyInfo kRows[] = {
      "with `format: chakra` or `chakra_json`: ASTRA-sim's communicator file, `{\"name\": [ranks], ...}`, naming the process groups of the traces' `pg_name` attributes (metadata nodes may name them too)"},
     {"training", "`issue_order`", "choice: `ready`, `id`", "`ready`",
      "with `format: chakra` or `chakra_json`: what a rank's free CPU, compute or communication stream runs next: `ready`, the lowest-id node whose dependencies are done (ASTRA-sim's rule); `id`, the next node in id order, waiting for it if it is not ready (a CUDA stream's rule: kernels run in the order they were issued)"},
-    {"training", "`max_channels`, `nvls`, `nvlink_efficiency`, `nvls_efficiency`, `latencies`, `step_latency`, `step_latency_per`, `nics`, `host_delay`, `nccl_version`", "as in `collectives`", "as there",
+    {"training", "`max_channels`, `nvls`, `nvlink_efficiency`, `nvls_efficiency`, `latencies`, `step_latency`, `step_latency_per`, `nics`, `host_delay`, `nccl_version`, `buffsize`", "as in `collectives`", "as there",
      "how the training's collectives are planned and run"},
     // training.model
     {"model", "`name`", "text", "`model` (inline) or the file's name",

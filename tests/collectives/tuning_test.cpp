@@ -393,3 +393,24 @@ TEST_CASE("the analytical fidelity is NCCL's model's time for the pair it picks"
   CHECK_THROWS_AS(model_time(Call{.op = Op::AllToAll, .bytes = 1 << 20}, layout), PlanError);
   CHECK_THROWS_AS(model_time(Call{.op = Op::SendRecv, .bytes = 1 << 20}, layout), PlanError);
 }
+
+TEST_CASE("NCCL_BUFFSIZE sets Simple's steps and ring slices and leaves LL's and LL128's",
+          "[collectives]") {
+  // Two 8-GPU hosts, a 4 GiB ring all-reduce on 16 channels: a rank's share per channel
+  // (16 MiB) is larger than a chunk either way, so a slice is two steps of buffsize / 8.
+  RankLayout layout = layout_hosts(16, 8);
+  Call call;
+  call.bytes = 4ull << 30;
+  call.algo = Algo::Ring;
+  call.proto = Proto::Simple;
+  call.channels = 16;
+  const Plan standard = make_plan(call, layout);
+  layout.hw.buffsize = 8u << 20;
+  const Plan doubled = make_plan(call, layout);
+  CHECK(standard.slice_bytes == 1u << 20);
+  CHECK(doubled.slice_bytes == 2u << 20);
+  CHECK(doubled.steps[0].size() * 2 == standard.steps[0].size());
+  CHECK(step_payload(Proto::Simple, 8u << 20) == 1u << 20);
+  CHECK(step_payload(Proto::LL, 8u << 20) == step_payload(Proto::LL));
+  CHECK(step_payload(Proto::LL128, 8u << 20) == step_payload(Proto::LL128));
+}
