@@ -30,6 +30,8 @@ enum class NicPath { PcieSwitch, Cpu, C2c };
 enum class Transport { Ib, EfaP4d, EfaP5, EfaP5en };
 // NCCL's version as its NCCL_VERSION_CODE encodes it: major x 10000 + minor x 100 + patch.
 inline constexpr int kNcclVersionModelled = 23007;  // 2.30.7, the tuning ported here
+// NCCL_BUFFSIZE's default: Simple's buffer per connection (src/init.cc DEFAULT_BUFFSIZE).
+inline constexpr std::uint64_t kDefaultBuffsize = 1ull << 22;
 
 std::string_view name(Op op);
 std::string_view name(Algo algo);
@@ -61,7 +63,7 @@ struct Hardware {
   NicPath nic_path = NicPath::PcieSwitch;
   Transport transport = Transport::Ib;
   int nccl_version = kNcclVersionModelled;
-  std::uint64_t buffsize = 1ull << 22;  // NCCL_BUFFSIZE: Simple's buffer per connection
+  std::uint64_t buffsize = kDefaultBuffsize;  // NCCL_BUFFSIZE
   // The node's NICs, for communicators across hosts (graph.hpp): 0 = unknown, and such
   // communicators use max_channels and bw_inter_gbps as given.
   int nics_per_host = 0;

@@ -15,8 +15,6 @@ inline constexpr int kMaxChannels = 64;
 
 enum class Hop { NVLink, PCI, Net };
 
-// NCCL_BUFFSIZE's default, Simple's per-connection buffer (init.cc DEFAULT_BUFFSIZE).
-constexpr std::uint64_t kDefaultBuffsize = 1ull << 22;
 // Per-connection buffer (init.cc computeBuffSizes defaults; nccl-facts.md §1); Simple's is
 // `buffsize` (NCCL_BUFFSIZE), LL's and LL128's are fixed by their line layouts.
 std::uint64_t buffer_bytes(Proto p, std::uint64_t buffsize = kDefaultBuffsize);
