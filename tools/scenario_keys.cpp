@@ -395,7 +395,7 @@ constexpr KeyInfo kRows[] = {
     {"collectives", "`redop`", "choice: `sum`, `prod`, `min`, `max`, `avg`", "`sum`",
      "the reduction's operator (nccl-tests `-o`), shown in the table's redop column; reduction compute is not modelled, so it changes no time"},
     {"collectives", "`nvls`", "choice: `auto`, `on`, `off`", "`auto`",
-     "NVLink SHARP available to the plan; `auto`: when the GPU has it (H100, H200, B200) and `intra: nvswitch`; `on` elsewhere is an error"},
+     "NVLink SHARP available to the plan; `auto`: when the GPU has it (H100, H200, B200, GB200) and `intra: nvswitch`; `on` elsewhere is an error"},
     {"collectives", "`nvlink_efficiency`", "ratio in (0, 1]", "by GPU arch (table in 3.3.1): NCCL's usable NVLink per link over its line rate",
      "usable share of `gpu_link`"},
     {"collectives", "`nccl_version`", "text `2.Y` or `2.Y.Z` (a `-1` or `+cuda..` suffix is ignored), at most 2.30.7", "`2.30.7`",
