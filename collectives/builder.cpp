@@ -65,7 +65,12 @@ std::uint32_t PlanBuilder::recv(int at, int from, int channel, int chunk, Combin
 }
 
 int PlanBuilder::rail_for(int a, int b, int channel, int rail_override) const {
-  // NVSwitch agents and same-host peers talk over NVLink.
+  // Aggregation agents in the network's switches are reached through their rail's NIC;
+  // NVSwitch agents and same-host peers over NVLink.
+  const int first_sharp = plan_.n_ranks + static_cast<int>(plan_.switch_host.size());
+  if (a >= first_sharp || b >= first_sharp) {
+    return plan_.sharp_rails[static_cast<std::size_t>(std::max(a, b) - first_sharp)];
+  }
   if (a >= plan_.n_ranks || b >= plan_.n_ranks) return kNoRail;
   if (hosts_.host_index[a] == hosts_.host_index[b]) return kNoRail;
   return rail_override != kNoRail ? rail_override : channel_rail(hosts_, channel);

@@ -34,6 +34,8 @@ std::string_view name(Algo algo) {
       return "nvls";
     case Algo::NvlsTree:
       return "nvlstree";
+    case Algo::CollNetChain:
+      return "collnetchain";
     case Algo::P2P:
       return "p2p";
   }

@@ -10,9 +10,10 @@ namespace fabricsim::collectives {
 
 enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
 // Auto lets the tuning model (tuning.hpp) decide, as NCCL does when NCCL_ALGO is unset.
-// NvlsTree: NVLS inside hosts and a tree between them (multi-node Hopper+). P2P: grouped
-// send/recv (all-to-all).
-enum class Algo { Auto, Ring, Tree, Nvls, NvlsTree, P2P };
+// NvlsTree: NVLS inside hosts and a tree between them (multi-node Hopper+). CollNetChain: a
+// chain inside hosts whose head reduces across hosts in the network's switches (InfiniBand
+// SHARP). P2P: grouped send/recv (all-to-all).
+enum class Algo { Auto, Ring, Tree, Nvls, NvlsTree, CollNetChain, P2P };
 enum class Proto { Auto, LL, LL128, Simple };
 enum class Arch { Volta, Ampere, Hopper, Blackwell };
 enum class IntraLink { NVLink, PCI };
@@ -59,6 +60,9 @@ struct Hardware {
   double bw_inter_gbps = 12.0;  // NET_BW 100 Gb/s, src/graph/topo.h (nccl-facts.md §3)
   int max_channels = 16;        // channels the graph search found (ring and tree)
   bool nvls = false;            // NVSwitch with NVLink SHARP (Hopper+ with NVLS enabled)
+  // CollNet: the switches between hosts reduce (SHARP) and NCCL may use them
+  // (NCCL_COLLNET_ENABLE=1, which NCCL leaves off by default).
+  bool collnet = false;
   Cpu cpu = Cpu::Intel;
   NicPath nic_path = NicPath::PcieSwitch;
   Transport transport = Transport::Ib;

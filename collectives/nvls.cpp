@@ -118,4 +118,35 @@ void build_nvls_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& lay
   }
 }
 
+void build_nvls_sharp_allreduce(PlanBuilder& b, Plan& plan, const Hosts& hosts,
+                                std::uint64_t chunk) {
+  const int n = plan.n_ranks;
+  const int nch = plan.channels;
+  const int nhosts = static_cast<int>(hosts.ranks.size());
+  const int heads = static_cast<int>(hosts.ranks.front().size());
+  const HeadChunks pieces(plan, heads, chunk);
+  std::vector<std::uint32_t> sums(static_cast<std::size_t>(nhosts)), scratch;
+  for (int c = 0; c < nch; ++c) {
+    for (std::uint64_t l = 0; l < pieces.loops; ++l) {
+      for (int h = 0; h < heads; ++h) {
+        const int id = pieces.chunk(b, c, l, h);
+        const int agent = n + nhosts + c * heads + h;
+        for (int host = 0; host < nhosts; ++host) {
+          const int head = hosts.ranks[host][h];
+          const std::uint32_t sum =
+              reduce_to_head(b, hosts.ranks[host], n + host, head, c, id, scratch);
+          b.send(head, agent, c, id, sum);
+          sums[host] = b.recv(agent, head, c, id, Combine::Reduce);
+        }
+        for (int host = 0; host < nhosts; ++host) b.send(agent, hosts.ranks[host][h], c, id, sums);
+        for (int host = 0; host < nhosts; ++host) {
+          const int head = hosts.ranks[host][h];
+          const std::uint32_t total = b.recv(head, agent, c, id, Combine::Copy);
+          multicast_from_head(b, hosts.ranks[host], n + host, head, c + nch, id, {&total, 1});
+        }
+      }
+    }
+  }
+}
+
 }  // namespace fabricsim::collectives

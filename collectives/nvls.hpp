@@ -21,4 +21,13 @@ void build_nvls_allreduce(PlanBuilder& b, Plan& plan, const Hosts& hosts, std::u
 void build_nvls_tree_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& layout,
                                const Hosts& hosts, std::uint64_t chunk);
 
+// NVLS across hosts with CollNet (NCCL_ALGO=NVLS on more than one node): inside every host NVLS
+// reduces each head's part into that head; each head sends its host's sum through its own NIC
+// to the aggregation node in the switches, which reduces all hosts' sums and returns the total;
+// each head then stores it to its host's multicast address. Hosts need the same GPU count;
+// switch agent n + h belongs to host h; aggregation agent n + hosts + c x heads + h serves
+// channel c's head h (Plan::sharp_rails: that head's NIC).
+void build_nvls_sharp_allreduce(PlanBuilder& b, Plan& plan, const Hosts& hosts,
+                                std::uint64_t chunk);
+
 }  // namespace fabricsim::collectives

@@ -7,6 +7,7 @@
 
 #include "collectives/alltoall.hpp"
 #include "collectives/builder.hpp"
+#include "collectives/collnet.hpp"
 #include "collectives/nvls.hpp"
 #include "collectives/protocol.hpp"
 #include "collectives/ring.hpp"
@@ -72,11 +73,36 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
     }
     if (call.channels == 1) fail(call, "NVLSTree needs at least 2 channels");
   }
+  if (call.algo == Algo::CollNetChain) {
+    if (call.op != Op::AllReduce) fail(call, "CollNetChain is modeled for all-reduce only");
+    if (!layout.hw.collnet) {
+      fail(call, "CollNet needs switches that reduce (cluster.sharp) and collectives.collnet");
+    }
+    if (hosts.ranks.size() < 2) fail(call, "CollNet needs ranks on two hosts or more");
+    for (const std::vector<int>& h : hosts.ranks) {
+      if (h.size() != hosts.ranks.front().size()) {
+        fail(call, "CollNetChain needs the same GPU count on every host");
+      }
+    }
+    if (hosts.ranks.front().size() > 8) {
+      fail(call, "NCCL runs CollNetChain with at most 8 GPUs per host");
+    }
+    if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
+      fail(call, "CollNetChain supports the Simple protocol only");
+    }
+  }
   if (call.algo == Algo::Nvls) {
     if (call.op != Op::AllReduce) fail(call, "NVLS is modeled for all-reduce only");
     if (!layout.hw.nvls) fail(call, "the hardware has no NVLink SHARP (Hardware::nvls)");
-    if (hosts.ranks.size() > 1) {
-      fail(call, "NVLS across hosts needs NVLSTree or CollNet, which are not modeled");
+    if (hosts.ranks.size() > 1 && !layout.hw.collnet) {
+      fail(call,
+           "NVLS across hosts reduces in the network's switches: it needs CollNet "
+           "(cluster.sharp and collectives.collnet); else use NVLSTree");
+    }
+    for (const std::vector<int>& h : hosts.ranks) {
+      if (hosts.ranks.size() > 1 && (h.size() != hosts.ranks.front().size() || h.size() < 2)) {
+        fail(call, "NVLS across hosts needs the same GPU count, at least 2, on every host");
+      }
     }
     if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
       fail(call, "NVLS supports the Simple protocol only");
@@ -154,10 +180,19 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
   if (plan.algo == Algo::Nvls || plan.algo == Algo::NvlsTree) {
     for (const std::vector<int>& h : hosts.ranks) {
       plan.switch_host.push_back(layout.ranks[h.front()].host);
-      if (plan.algo == Algo::Nvls) break;  // one host
     }
     plan.steps.resize(static_cast<std::size_t>(n) + plan.switch_host.size());
   }
+  if (plan.algo == Algo::CollNetChain) {
+    for (int c = 0; c < plan.channels; ++c) plan.sharp_rails.push_back(channel_rail(hosts, c));
+  }
+  if (plan.algo == Algo::Nvls && hosts.ranks.size() > 1) {
+    // One aggregation agent per channel and head, on the head's rail.
+    for (int c = 0; c < plan.channels; ++c) {
+      for (const int head : hosts.ranks.front()) plan.sharp_rails.push_back(layout.ranks[head].nic);
+    }
+  }
+  plan.steps.resize(plan.steps.size() + plan.sharp_rails.size());
   if (n == 1 || call.bytes == 0) return plan;  // nothing moves
 
   PlanBuilder b(plan, hosts, whole);
@@ -176,9 +211,29 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
     const int nodes = static_cast<int>(hosts.ranks.size());
     return nvls_tree_chunk(call.bytes, plan.channels, ppn, nvls_setup(layout.hw, nodes, ppn));
   };
-  // The smallest piece one step moves: ring chunks are cut into slices; NVLSTree has its own.
+  const auto nvls_sharp_chunk = [&]() -> std::uint64_t {
+    if (call.chunk_bytes > 0) return call.chunk_bytes;
+    const int ppn = static_cast<int>(hosts.ranks.front().size());
+    const TuningInput in{call.op, call.bytes, n, static_cast<int>(hosts.ranks.size()), layout.hw};
+    double nvls_gbps = 0;
+    for (const AlgoTime& t : algo_times(in)) {
+      if (t.algo == Algo::Nvls && t.proto == Proto::Simple) nvls_gbps = t.algbw_gbps;
+    }
+    return nvls_multinode_chunk(call.bytes, plan.channels, ppn,
+                                nvls_setup(layout.hw, static_cast<int>(hosts.ranks.size()), ppn),
+                                nvls_gbps);
+  };
+  const auto collnet_chunk = [&]() -> std::uint64_t {
+    if (call.chunk_bytes > 0) return call.chunk_bytes;
+    return collnet_chain_chunk(call.bytes, plan.channels,
+                               static_cast<int>(hosts.ranks.front().size()), layout.hw.buffsize);
+  };
+  // The smallest piece one step moves: ring chunks are cut into slices; NVLSTree and CollNet
+  // have their own.
   const auto piece = [&]() -> std::uint64_t {
     if (plan.algo == Algo::NvlsTree) return tree_chunk();
+    if (plan.algo == Algo::CollNetChain) return collnet_chunk();
+    if (plan.algo == Algo::Nvls && hosts.ranks.size() > 1) return nvls_sharp_chunk();
     if (plan.algo == Algo::Ring && plan.op != Op::Broadcast && plan.op != Op::Reduce) {
       return chunk(true) / static_cast<std::uint64_t>(chunk_steps(plan.op, plan.algo, plan.proto) /
                                                       slice_steps(plan.op, plan.algo, plan.proto));
@@ -201,10 +256,17 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
       build_tree_allreduce(b, plan, layout, hosts, chunk(true));
       break;
     case Algo::Nvls:
-      build_nvls_allreduce(b, plan, hosts, chunk(true));
+      if (hosts.ranks.size() > 1) {
+        build_nvls_sharp_allreduce(b, plan, hosts, nvls_sharp_chunk());
+      } else {
+        build_nvls_allreduce(b, plan, hosts, chunk(true));
+      }
       break;
     case Algo::NvlsTree:
       build_nvls_tree_allreduce(b, plan, layout, hosts, tree_chunk());
+      break;
+    case Algo::CollNetChain:
+      build_collnet_chain_allreduce(b, plan, layout, hosts, collnet_chunk());
       break;
     case Algo::P2P:
       if (plan.op == Op::AllToAll) {

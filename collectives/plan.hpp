@@ -67,9 +67,12 @@ struct Plan {
   Proto proto = Proto::Simple;
   int channels = 1;
   int n_ranks = 0;  // participants [0, n_ranks) are GPU ranks
-  // Participants [n_ranks, steps.size()) are NVSwitch agents (NVLS): the switch of host
-  // switch_host[i - n_ranks] reduces and multicasts.
+  // Participants [n_ranks, n_ranks + switch_host.size()) are NVSwitch agents (NVLS): the
+  // switch of host switch_host[i - n_ranks] reduces and multicasts. The rest, up to
+  // steps.size(), are aggregation agents in the network's switches (CollNet, SHARP): agent k
+  // serves the hosts' NICs of rail sharp_rails[k].
   std::vector<int> switch_host;
+  std::vector<int> sharp_rails;
   std::uint64_t bytes = 0;
   std::uint64_t slice_bytes = 0;  // the unit one step moves (the last of a loop may be smaller)
   int credits = 1;                // slices in flight per connection (see header comment)

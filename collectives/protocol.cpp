@@ -129,6 +129,29 @@ std::uint64_t nvls_tree_chunk(std::uint64_t bytes, int channels, int heads,
   return chunk;
 }
 
+std::uint64_t nvls_multinode_chunk(std::uint64_t bytes, int channels, int heads,
+                                   const NvlsSetup& setup, double nvls_algbw_gbps) {
+  std::uint64_t chunk = setup.chunk;
+  if (nvls_algbw_gbps < 150) chunk = std::min<std::uint64_t>(chunk, 32768);
+  const std::uint64_t ops =
+      static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(heads);
+  if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+  if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  return chunk;
+}
+
+std::uint64_t collnet_chain_chunk(std::uint64_t bytes, int channels, int ppn,
+                                  std::uint64_t buffsize) {
+  std::uint64_t chunk = std::min<std::uint64_t>(256 * 1024, buffsize / kNcclSteps);
+  const auto per_channel = [&] { return bytes / (static_cast<std::uint64_t>(channels) * chunk); };
+  const auto depth = static_cast<std::uint64_t>(ppn);
+  while (per_channel() < depth * 64 && chunk > 131072) chunk /= 2;
+  while (per_channel() < depth * 8 && chunk > 65536) chunk /= 2;
+  while (per_channel() < depth && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
 std::uint64_t tree_ll128_chunk(std::uint64_t chunk, std::uint64_t bytes, int channels, int ranks,
                                int nodes) {
   const double ppn = static_cast<double>(ranks) / nodes;
@@ -153,7 +176,7 @@ double base_latency_us(Algo a, Proto p) {
     case Algo::Ring:
       return kRing[index(p)];
     default:
-      return 0.0;  // NVLS base latency is 0 since 2.21
+      return 0.0;  // NVLS and CollNet Simple base latency is 0 (CollNet's since 2.21)
   }
 }
 
@@ -165,6 +188,9 @@ double hw_latency_us(Algo a, Proto p, Hop h) {
                                             Row{2.7, 4.0, 14.0}};
   static constexpr std::array<Row, 3> kNvls{Row{0, 0, 25.0}, Row{0, 0, 0}, Row{0, 0, 18.0}};
   static constexpr std::array<Row, 3> kNvlsTree{Row{0, 0, 25.0}, Row{0, 0, 0}, Row{0, 0, 20.9}};
+  // CollNetChain defines Simple only; its network figure is the whole in-network reduction.
+  static constexpr std::array<Row, 3> kCollNetChain{Row{0, 0, 2.8}, Row{0, 0, 2.8},
+                                                    Row{0, 0, 30.0}};
   const auto hop = static_cast<std::size_t>(h);
   switch (a) {
     case Algo::Tree:
@@ -175,6 +201,8 @@ double hw_latency_us(Algo a, Proto p, Hop h) {
       return kNvls[hop][index(p)];
     case Algo::NvlsTree:
       return kNvlsTree[hop][index(p)];
+    case Algo::CollNetChain:
+      return kCollNetChain[hop][index(p)];
     default:
       return 0.0;
   }

@@ -33,6 +33,11 @@ int chunk_steps(Op op, Algo a, Proto p);
 // (NCCL_NVLS_CHUNKSIZE) and P2P 512 KiB over NVLink, 128 KiB otherwise (NCCL_P2P_*_CHUNKSIZE).
 std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink,
                             std::uint64_t buffsize = kDefaultBuffsize);
+// CollNetChain's chunk: one Simple step, at most 256 KiB, halved while the message is under
+// ppn x 64 chunks per channel (down to 128 KiB), ppn x 8 (down to 64 KiB) and ppn (down to
+// 32 KiB); the chain's depth is its GPUs per host. enqueue.cc (NCCL 2.18.1 and 2.30.7 alike).
+std::uint64_t collnet_chain_chunk(std::uint64_t bytes, int channels, int ppn,
+                                  std::uint64_t buffsize = kDefaultBuffsize);
 // Tree LL128 shrinks its chunk so that a message fills the tree's pipeline: halved while the
 // message is under (1 + log2(nodes) + 0.1 ppn) x 64 / ppn chunks per channel (down to
 // 128 KiB), then x 16 (down to 32 KiB). enqueue.cc calcCollChunking (NVIDIA/nccl @ 5067397c).
@@ -51,6 +56,11 @@ struct NvlsSetup {
   std::uint64_t tree_max_chunk = 0;  // NCCL_NVLSTREE_MAX_CHUNKSIZE as resolved
 };
 NvlsSetup nvls_setup(const Hardware& hw, int nodes, int ppn);
+// NVLS across hosts (with CollNet): the set-up's chunk, at most 32 KiB when NCCL's modelled
+// NVLS bandwidth is below 150 GB/s, cut to 64 / 32 / 16 KiB while the message is under 64 / 8 /
+// 2 x channels x heads chunks (enqueue.cc, NCCL 2.30.7).
+std::uint64_t nvls_multinode_chunk(std::uint64_t bytes, int channels, int heads,
+                                   const NvlsSetup& setup, double nvls_algbw_gbps);
 // NVLSTree's chunk: the set-up's chunk, at most its tree maximum, cut to 256 / 128 / 64 / 32
 // KiB when the message gives each of the channels x heads concurrent operations fewer than
 // 32 / 16 / 4 / 1 chunks (enqueue.cc calcCollChunking).

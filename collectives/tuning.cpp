@@ -161,22 +161,50 @@ AlgoTime tree_time(const TuningInput& in, Proto p) {
   return t;
 }
 
+// NVLS's intra-host bandwidth as the executor runs it: every GPU moves (1 + 1/ppn) x the buffer
+// each way through the switch at nvlsEfficiency of its usable NVLink, over nch - 1 of nch
+// channels' worth (NCCL's (nChannels - 1) / nChannels).
+double nvls_intra_gbps(const TuningInput& in, int ppn, int nch) {
+  const double usable = in.hw.max_channels * in.hw.bw_intra_gbps;
+  return usable * nvls_efficiency(in.hw.arch) * (nch - 1) / nch / (1.0 + 1.0 / ppn);
+}
+
+// NVLS heads of a host across hosts: one per NIC with a GPU next to it, at most one per GPU
+// (search.cc, the NVLS pattern's heads); the hardware's figures when the NICs are unknown.
+int nvls_heads(const TuningInput& in, int ppn) {
+  return in.hw.nics_per_host > 0 ? std::min(ppn, in.hw.nics_per_host) : ppn;
+}
+double head_nic_gbps(const TuningInput& in, int ppn, int heads) {
+  return in.hw.nic_gbps > 0 ? net_graph(in.hw, ppn).ring_gbps
+                            : in.hw.bw_inter_gbps * in.hw.max_channels / heads;
+}
+
 AlgoTime nvls_time(const TuningInput& in, Proto p) {
-  const int n = in.n_ranks, nch = nvls_setup(in.hw, in.n_nodes, n).channels;
-  // NVLS: Simple only, all-reduce only here, one host (multi-host needs NVLSTree / CollNet),
-  // at least two channels.
+  const int n = in.n_ranks, nodes = in.n_nodes;
+  const int ppn = n / std::max(nodes, 1);
+  // Across hosts NVLS runs no more channels than the communicator has (enqueue.cc).
+  int nch = nvls_setup(in.hw, nodes, ppn).channels;
+  if (nodes > 1) nch = std::min(nch, channels_of(in).run);
+  // NVLS: Simple only, all-reduce only here, at least two channels; across hosts only with
+  // CollNet (NVLS inside the hosts, the heads' sums reduced in the network's switches).
+  const bool across = nodes > 1;
   AlgoTime t{Algo::Nvls, p,
-             in.hw.nvls && p == Proto::Simple && in.op == Op::AllReduce && in.n_nodes == 1 &&
-                 nch >= 2 && n > 1,
+             in.hw.nvls && p == Proto::Simple && in.op == Op::AllReduce && nch >= 2 && n > 1 &&
+                 (!across || (in.hw.collnet && ppn > 1 && n % nodes == 0)),
              nch};
   t.latency_us = hw_latency_us(Algo::Nvls, Proto::Simple, Hop::NVLink);
+  if (across) t.latency_us += net_latency(in, Algo::Nvls, p);
   // NCCL's NVLS formula starts from the NVLS graph's bandwidth, which we do not have
   // (nccl-facts.md §4); fed with ring per-channel figures it picks NVLS even on 2 GPUs, where
   // NCCL 2.29 picks the ring (tests/data/busbw/allreduce_h100-sxm5_2gpu_nvswitch_256M-8G.yaml).
-  // So this uses the executor's NVLS cost instead: every GPU moves (1 + 1/n) x the buffer each
-  // way through the switch at nvlsEfficiency of its usable NVLink.
-  const double usable = in.hw.max_channels * in.hw.bw_intra_gbps;
-  t.algbw_gbps = usable * nvls_efficiency(in.hw.arch) * (nch - 1) / nch / (1.0 + 1.0 / n);
+  // So this uses the executor's NVLS cost instead. Across hosts NCCL bounds it by the network
+  // graph's bwInter as well: heads x their NIC's speed, as a bus bandwidth.
+  t.algbw_gbps = nvls_intra_gbps(in, across ? ppn : n, nch);
+  if (across && t.enabled) {
+    const int heads = nvls_heads(in, ppn);
+    t.algbw_gbps =
+        std::min(t.algbw_gbps, heads * head_nic_gbps(in, ppn, heads) * n / (2.0 * (n - 1)));
+  }
   return t;
 }
 
@@ -195,13 +223,9 @@ AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
   t.latency_us = hw_latency_us(Algo::NvlsTree, p, Hop::NVLink) +
                  2 * log2i(nodes) * net_latency(in, Algo::NvlsTree, p);
   if (!t.enabled) return t;
-  const int heads = in.hw.nics_per_host > 0 ? std::min(ppn, in.hw.nics_per_host) : ppn;
-  // A head's NIC: the network graph's ring speed, or the hardware's figures when the NICs are
-  // not known.
-  const double nic = in.hw.nic_gbps > 0 ? net_graph(in.hw, ppn).ring_gbps
-                                        : in.hw.bw_inter_gbps * in.hw.max_channels / heads;
-  const double usable = in.hw.max_channels * in.hw.bw_intra_gbps;
-  const double intra = usable * nvls_efficiency(in.hw.arch) * (nch - 1) / nch / (1.0 + 1.0 / ppn);
+  const int heads = nvls_heads(in, ppn);
+  const double nic = head_nic_gbps(in, ppn, heads);  // a head's NIC: the network graph's ring speed
+  const double intra = nvls_intra_gbps(in, ppn, nch);
   const double per_head = std::min(nic * (nodes <= 2 ? 2 : 1), per_ch_nvls_tree(in.hw.arch, nodes));
   const double inter = heads * per_head * n / (2.0 * (n - 1));
   t.algbw_gbps = std::min(intra, inter);
@@ -209,6 +233,31 @@ AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
   if (in.hw.arch == Arch::Blackwell && in.hw.cpu != Cpu::Arm) {
     t.algbw_gbps *= tree_correction(p, in.bytes, 24);
   }
+  return t;
+}
+
+// CollNetChain (tuning.cc, the same from 2.18 to 2.30): its graph is a tree-pattern search with
+// the ring graph's channel count (init.cc collNetChainGraph), whose bwIntra the model reads at
+// any node count; busBw = channels x bwIntra, algbw half of it, as for trees. Latency:
+// 2 (ppn - 1) intra-host hops plus one network leg, the whole in-network reduction (the tree's
+// network figure with one GPU per node). NCCL offers it for all-reduce with CollNet enabled,
+// more than one node, and at most 8 GPUs per node (enqueue.cc, NCCL_MAX_DIRECT_ARITY + 1).
+AlgoTime collnet_chain_time(const TuningInput& in, Proto p) {
+  const int n = in.n_ranks, nodes = in.n_nodes;
+  const int ppn = n / std::max(nodes, 1);
+  const Channels ch = channels_of(in);
+  AlgoTime t{Algo::CollNetChain, p,
+             in.hw.collnet && p == Proto::Simple && in.op == Op::AllReduce && nodes > 1 &&
+                 ppn <= 8 && n % nodes == 0,
+             ch.run};
+  const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
+  t.latency_us = base_latency_us(Algo::CollNetChain, p) +
+                 2 * (ppn - 1) * hw_latency_us(Algo::CollNetChain, p, intra_hop) +
+                 net_latency(in, ppn == 1 ? Algo::Tree : Algo::CollNetChain, p);
+  const double bw_intra = in.n_nodes > 1 && in.hw.nic_gbps > 0
+                              ? net_graph(in.hw, std::max(1, ppn)).tree_intra_gbps
+                              : in.hw.bw_intra_gbps;
+  t.algbw_gbps = 0.5 * ch.rings * bw_intra;
   return t;
 }
 
@@ -245,6 +294,7 @@ std::vector<AlgoTime> algo_times(const TuningInput& in) {
     out.push_back(tree_time(in, p));
     out.push_back(nvls_time(in, p));
     out.push_back(nvls_tree_time(in, p));
+    out.push_back(collnet_chain_time(in, p));
   }
   for (AlgoTime& t : out) {
     t.time_us = t.latency_us + static_cast<double>(in.bytes) / (1000.0 * t.algbw_gbps);
@@ -254,15 +304,17 @@ std::vector<AlgoTime> algo_times(const TuningInput& in) {
 }
 
 int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels) {
-  if (algo != Algo::Ring && algo != Algo::Tree) return channels;
+  if (algo != Algo::Ring && algo != Algo::Tree && algo != Algo::CollNetChain) return channels;
   // maxThreads per (algo, proto) and bytes-per-thread thresholds (nccl-facts.md §1, §4). Tree
   // shrinks with the same maxThreads as ring (LL 512, LL128 640, Simple 512:
-  // ncclTopoTuneModel); it runs all 640 threads only after the shrink (enqueue.cc).
+  // ncclTopoTuneModel); it runs all 640 threads only after the shrink (enqueue.cc). CollNet
+  // has NVLS's 640 threads (NCCL_MAX_NTHREADS) and a threshold of 512 bytes per thread.
   int threads = proto == Proto::LL ? 512 : proto == Proto::LL128 ? 640 : 512;
   if (algo == Algo::Ring && proto == Proto::Simple && in.hw.bw_intra_gbps * channels <= 12.0) {
     threads = 256;
   }
   std::uint64_t threshold = proto == Proto::Simple ? 64 : 8;
+  if (algo == Algo::CollNetChain) threads = 640, threshold = 512;
   if (algo == Algo::Ring && proto == Proto::LL) threshold *= static_cast<std::uint64_t>(in.n_ranks);
   while (channels > 1 && in.bytes < static_cast<std::uint64_t>(channels) * threads * threshold) {
     --channels;
@@ -303,6 +355,15 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net, int
 Choice choose(const TuningInput& in, Algo algo, Proto proto) {
   // NCCL_PROTO=simple as the transport's plugin sets it (collectives/transport.cpp).
   if (proto == Proto::Auto && transport_facts(in.hw.transport).simple_only) proto = Proto::Simple;
+  if (algo == Algo::Auto && in.hw.collnet && !in.hw.nvls && in.hw.intra == IntraLink::NVLink &&
+      in.n_nodes > 1) {
+    // NCCL weighs CollNetDirect on NVSwitch hosts, which is not modelled. With NVLS it is left
+    // out: NCCL's formulas rate NVLS with SHARP above it there, by our estimate of the graphs
+    // they read (UNVERIFIED; docs/collectives.md, "CollNet").
+    throw PlanError(
+        "tuning: with CollNet on NVSwitch hosts without NVLS NCCL also weighs "
+        "CollNetDirect, which is not modelled: name the algorithm (collectives.algo)");
+  }
   const AlgoTime* best = nullptr;
   const std::vector<AlgoTime> times = algo_times(in);
   for (const AlgoTime& t : times) {

@@ -91,7 +91,7 @@ std::vector<std::uint64_t> busbw_sizes(const CollectiveSection& c, int ranks) {
 }
 
 int collective_ranks(const NetScenario& ns) {
-  return ns.collectives->per_rail ? static_cast<int>(ns.topology.hosts.size())
+  return ns.collectives->per_rail ? static_cast<int>(ns.topology.gpu_hosts())
                                   : gpu_count(ns.topology);
 }
 
@@ -145,7 +145,7 @@ std::string busbw_header(const NetScenario& ns) {
   const CollectiveSection& c = *ns.collectives;
   std::string out =
       fmt::format("# {} on {} GPUs, {} hosts{}\n", collectives::name(c.op), gpu_count(ns.topology),
-                  ns.topology.hosts.size(),
+                  ns.topology.gpu_hosts(),
                   c.per_rail ? fmt::format(": {} concurrent groups of {} (one per "
                                            "local GPU index)",
                                            ns.topology.hosts.front().gpus, collective_ranks(ns))

@@ -50,7 +50,8 @@ int cmd_topo(const std::vector<std::string>& args) {
   std::uint32_t used = 0;
   for (core::LpId lp : lp_of) used = std::max(used, lp + 1);
   std::printf("topology          %s\n", t.kind.c_str());
-  std::printf("hosts             %zu (%zu GPUs)\n", t.hosts.size(), gpus);
+  std::printf("hosts             %zu (%zu GPUs)\n", static_cast<std::size_t>(t.gpu_hosts()), gpus);
+  if (t.aggregators > 0) std::printf("SHARP aggregators %u\n", t.aggregators);
   std::printf("nodes             %zu: %zu NICs, %zu switches\n", t.nodes.size(), t.nics.size(),
               switches);
   std::printf("links             %zu (%zu ports)\n", t.links.size(), ports);

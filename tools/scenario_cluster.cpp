@@ -26,10 +26,11 @@ struct KindKeys {
 
 std::vector<KindKeys> kind_keys() {
   return {
-      {"single", {"hosts"}},
-      {"fat_tree", {"leaves", "hosts_per_leaf", "spines", "oversubscription", "uplink"}},
+      {"single", {"hosts", "sharp"}},
+      {"fat_tree", {"leaves", "hosts_per_leaf", "spines", "oversubscription", "uplink", "sharp"}},
       {"fat_tree_3tier", {"k", "edge_agg", "agg_core"}},
-      {"rail_optimized", {"hosts", "hosts_per_group", "spines", "links_per_spine", "uplink"}},
+      {"rail_optimized",
+       {"hosts", "hosts_per_group", "spines", "links_per_spine", "uplink", "sharp"}},
       {"dragonfly",
        {"groups", "routers_per_group", "hosts_per_router", "global_links_per_router", "local",
         "global"}},
@@ -191,6 +192,7 @@ net::Topology build(const Section& c, const std::string& kind) {
     p.hosts = count(c, "hosts", std::nullopt);
     p.host = host;
     p.nic = nic;
+    p.sharp = c.boolean("sharp");
     check_nics(c, p.hosts, host);
     return net::single(p);
   }
@@ -204,6 +206,7 @@ net::Topology build(const Section& c, const std::string& kind) {
     p.host = host;
     p.nic = nic;
     p.uplink = read_link(c, "uplink");
+    p.sharp = c.boolean("sharp");
     check_nics(c, std::uint64_t{p.leaves} * p.hosts_per_leaf, host);
     return net::fat_tree(p);
   }
@@ -228,6 +231,7 @@ net::Topology build(const Section& c, const std::string& kind) {
     p.host = host;
     p.nic = nic;
     p.uplink = read_link(c, "uplink");
+    p.sharp = c.boolean("sharp");
     check_nics(c, p.hosts, host);
     return net::rail_optimized(p);
   }

@@ -91,7 +91,8 @@ collectives::Arch arch_of(compute::GpuArch a) {
 
 compute::GpuSpec cluster_gpu(const Section& c, const net::Topology& topo) {
   const net::Host& host = topo.hosts.front();
-  for (const net::Host& h : topo.hosts) {
+  for (std::uint32_t k = 0; k < topo.gpu_hosts(); ++k) {
+    const net::Host& h = topo.hosts[k];
     if (h.gpus == 0) {
       c.fail(c.node(), fmt::format("needs GPUs, but host {} has none (cluster.host.gpus)", h.name));
     }
@@ -155,13 +156,17 @@ void read_comm_model(const Section& c, const net::Topology& topo, const compute:
                            host.intra == net::IntraHost::kPcie ? "over PCIe" : "here"));
   }
   hw.nvls = nvls == "on" || (nvls == "auto" && can_nvls);
+  hw.collnet = c.boolean("collnet");
+  if (hw.collnet && topo.aggregators == 0) {
+    c.fail_key("collnet", "needs switches that reduce: set cluster.sharp: true");
+  }
 }
 
 std::vector<std::string_view> comm_model_keys(std::initializer_list<std::string_view> more) {
   std::vector<std::string_view> keys(more);
-  keys.insert(keys.end(), {"max_channels", "nvls", "nvlink_efficiency", "nvls_efficiency",
-                           "latencies", "step_latency", "step_latency_per", "nics", "host_delay",
-                           "nccl_version", "buffsize"});
+  keys.insert(keys.end(), {"max_channels", "nvls", "collnet", "nvlink_efficiency",
+                           "nvls_efficiency", "latencies", "step_latency", "step_latency_per",
+                           "nics", "host_delay", "nccl_version", "buffsize"});
   return keys;
 }
 
@@ -178,12 +183,13 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   using collectives::Proto;
   s.op = parse_op(c.choice("op"));
   const std::string algo = c.choice("algo");
-  s.algo = algo == "ring"       ? Algo::Ring
-           : algo == "tree"     ? Algo::Tree
-           : algo == "nvls"     ? Algo::Nvls
-           : algo == "nvlstree" ? Algo::NvlsTree
-           : algo == "p2p"      ? Algo::P2P
-                                : Algo::Auto;
+  s.algo = algo == "ring"           ? Algo::Ring
+           : algo == "tree"         ? Algo::Tree
+           : algo == "nvls"         ? Algo::Nvls
+           : algo == "nvlstree"     ? Algo::NvlsTree
+           : algo == "collnetchain" ? Algo::CollNetChain
+           : algo == "p2p"          ? Algo::P2P
+                                    : Algo::Auto;
   const std::string proto = c.choice("proto");
   s.proto = proto == "ll"       ? Proto::LL
             : proto == "ll128"  ? Proto::LL128
@@ -192,7 +198,8 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   s.channels = static_cast<int>(c.uint("channels"));
   s.per_rail = c.choice("groups") == "rail";
   if (s.per_rail) {
-    for (const net::Host& h : topo.hosts) {
+    for (std::uint32_t k = 0; k < topo.gpu_hosts(); ++k) {
+      const net::Host& h = topo.hosts[k];
       if (h.gpus != host.gpus) {
         c.fail_key("groups", fmt::format("rail needs the same GPU count on every host; {} has "
                                          "{}, {} has {}",
@@ -201,7 +208,7 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
     }
   }
   // Ranks of one collective: every GPU, or one per host in a rail group.
-  const std::uint32_t ranks = s.per_rail ? static_cast<std::uint32_t>(topo.hosts.size()) : gpus;
+  const std::uint32_t ranks = s.per_rail ? topo.gpu_hosts() : gpus;
   s.root = static_cast<int>(c.uint_in("root", 0, 0, ranks - 1));
   s.peer = static_cast<int>(c.uint_in("peer", ranks > 1 ? 1 : 0, 0, ranks - 1));
   if (s.op == collectives::Op::SendRecv && s.peer == s.root) {
@@ -238,6 +245,11 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   s.redop = c.choice("redop");
 
   read_comm_model(c, topo, gpu, s.hw, s.exec);
+  if (s.algo == Algo::CollNetChain && !s.hw.collnet) {
+    c.fail_key("algo",
+               "collnetchain reduces in the switches: it needs collectives.collnet: true "
+               "(NCCL_COLLNET_ENABLE) on a cluster with sharp: true");
+  }
   if (s.channels > s.hw.max_channels) {
     c.fail_key("channels",
                fmt::format("({}) exceeds max_channels ({})", s.channels, s.hw.max_channels));

@@ -121,7 +121,7 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
   r.entry = e;
   r.collective = std::string(collectives::name(ns.collectives->op));
   r.ranks = collective_ranks(ns);
-  r.nodes = static_cast<int>(ns.topology.hosts.size());
+  r.nodes = static_cast<int>(ns.topology.gpu_hosts());
   const net::RunOptions run = run_override ? *run_override : ns.run;
   std::vector<double> big;
   std::vector<Measured> measured;

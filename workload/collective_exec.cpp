@@ -63,7 +63,10 @@ collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
   for (std::size_t g = 0; g < plans.size(); ++g) {
     const Plan& p = plans[g];
     const std::vector<int>& map = groups[g];
-    if (!p.switch_host.empty()) throw std::invalid_argument("merge_plans: NVLS plans cannot merge");
+    if (!p.switch_host.empty() || !p.sharp_rails.empty()) {
+      throw std::invalid_argument(
+          "merge_plans: plans with switch agents (NVLS, CollNet) cannot merge");
+    }
     if (p.credits != out.credits || p.algo != out.algo || p.proto != out.proto) {
       throw std::invalid_argument("merge_plans: the groups' plans differ in algorithm or protocol");
     }

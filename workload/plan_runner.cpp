@@ -98,8 +98,14 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
   }
   const std::size_t parts = plan.steps.size();
   if (parts < static_cast<std::size_t>(plan.n_ranks) ||
-      parts - static_cast<std::size_t>(plan.n_ranks) != plan.switch_host.size()) {
-    throw std::invalid_argument("a plan's participants are its ranks and one agent per switch");
+      parts - static_cast<std::size_t>(plan.n_ranks) !=
+          plan.switch_host.size() + plan.sharp_rails.size()) {
+    throw std::invalid_argument("a plan's participants are its ranks and its switch agents");
+  }
+  if (!plan.sharp_rails.empty() && topo_.aggregators == 0) {
+    throw std::invalid_argument(
+        "the plan reduces in the network's switches (CollNet), but the topology has no "
+        "aggregation nodes (cluster.sharp)");
   }
   if (ranks.size() != static_cast<std::size_t>(plan.n_ranks)) {
     throw std::invalid_argument(
@@ -187,13 +193,18 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
     part.instance = id;
     part.index = p;
     part.total = static_cast<std::uint32_t>(plan.steps[p].size());
+    const auto first_sharp = static_cast<std::uint32_t>(plan.n_ranks + plan.switch_host.size());
     if (p < static_cast<std::uint32_t>(plan.n_ranks)) {
       part.host = ranks[p].host;
       part.local = ranks[p].local;
       part.nic = ranks[p].nic;
-    } else {
+    } else if (p < first_sharp) {
       const int member = s.switch_member[p - static_cast<std::uint32_t>(plan.n_ranks)];
       part.host = ranks[static_cast<std::size_t>(member)].host;
+    } else {
+      // The aggregation node of the switch that reduces for the agent's rail; its one NIC.
+      part.host = static_cast<int>(topo_.aggregator_for_rail(plan.sharp_rails[p - first_sharp]));
+      part.nic = 0;
     }
     if (part.host < 0 || static_cast<std::size_t>(part.host) >= topo_.hosts.size()) {
       throw std::invalid_argument(fmt::format(
@@ -256,8 +267,10 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
   const Hop hop = c.net ? Hop::Net : pcie ? Hop::PCI : Hop::NVLink;
   if (params_.fixed_step_latency >= 0) {
     c.step_latency = params_.fixed_step_latency;
-  } else if (params_.latencies && algo == collectives::Algo::NvlsTree) {
-    // NVLS's latency is paid once at the start; the tree's network hops as any other.
+  } else if (params_.latencies &&
+             (algo == collectives::Algo::NvlsTree || algo == collectives::Algo::Nvls)) {
+    // NVLS's latency is paid once at the start; the network hops (the tree's, or the heads' to
+    // the switches that reduce) as any other.
     if (c.net) net_step_latency(shape, c, 0.0);
   } else if (params_.latencies && algo != collectives::Algo::Nvls) {
     c.step_latency = us(collectives::hw_latency_us(algo, proto, hop));
@@ -266,6 +279,9 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
                        collectives::hw_latency_us(algo, proto, pcie ? Hop::PCI : Hop::NVLink));
     }
   }
+  // The switches reply without a proxy or a GPU: the network figure of the reduction, which
+  // NCCL's model charges once per pass, is on the heads' sends to them.
+  if (c.net && aggregator(parts_[from])) c.step_latency = c.post_delay = c.post_cost = 0;
   if (shape.latency_once) c.step_latency = c.post_delay = c.post_cost = 0;  // in base_latency
   if (parts_[from].local == kSwitchEnd || parts_[to].local == kSwitchEnd) {
     c.wire_scale = 1.0 / params_.nvls_efficiency;
@@ -276,8 +292,11 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
                                             topo_.hosts[hf].name, topo_.hosts[ht].name));
   }
   net::FlowSpec fs;
-  fs.src_nic = nic_of(hf, params_.own_nics ? parts_[from].nic : sc.rail);
-  fs.dst_nic = nic_of(ht, params_.own_nics ? parts_[to].nic : sc.rail);
+  const auto nic = [&](const Participant& q) {
+    return aggregator(q) ? 0 : params_.own_nics ? q.nic : sc.rail;
+  };
+  fs.src_nic = nic_of(hf, nic(parts_[from]));
+  fs.dst_nic = nic_of(ht, nic(parts_[to]));
   fs.max_rate = shape.qp_rate;
   if (shape.whole && shape.block_net_rate < NvlinkFluid::kUnbounded) {
     // A whole transfer does not wait for its thread block to write all of it before it moves:
@@ -533,6 +552,10 @@ void PlanRunner::on_delivered(Ctx& ctx, std::uint32_t host, std::uint32_t flow,
   for (; k < conns.size(); ++k) {
     Conn& c = conns_[conns[k]];
     c.arrived = static_cast<int>(std::min(messages - c.msg_base, c.msg_count));
+    // An aggregation node in the switches starts its steps when the first data reaches it
+    // (a GPU starts its own when its stream reaches the call).
+    Participant& to = parts_[static_cast<std::size_t>(c.to)];
+    if (!to.started && aggregator(to)) begin(ctx, static_cast<std::uint32_t>(c.to));
     try_receive(ctx, c);
     if (static_cast<std::uint32_t>(c.arrived) < c.msg_count) break;
   }

@@ -124,6 +124,10 @@ class PlanRunner {
     std::uint32_t live = kNotLive;  // its step lists in its host's pool, while it runs
   };
   static constexpr std::uint32_t kNotLive = ~std::uint32_t{0};
+  // An aggregation node in the network's switches (CollNet): not a GPU, on a host without any.
+  bool aggregator(const Participant& q) const {
+    return q.local == kSwitchEnd && topo_.hosts[static_cast<std::size_t>(q.host)].gpus == 0;
+  }
   struct LiveSteps {               // a running participant's state, reused by the next one
     std::vector<StepState> steps;  // per step of its list
     // The dependents of every step, step by step: in own_next, or in its shape's Shape::start

@@ -45,11 +45,18 @@ struct LinkParams {
   Time delay = 0;
 };
 
-// H hosts, every NIC on one switch "switch".
+// SHARP (`sharp` in the builders that support it): every switch at the top of the builder's tree
+// reduces in the network, as InfiniBand switches with SHARP do (NVIDIA SHARP docs: the
+// aggregation node is part of the switch ASIC and reduces streams at the ports' line rate). It
+// is a host "sharp<k>" without GPUs whose one NIC sits on an internal port of switch k, as fast
+// as that switch's other ports together and as long as a NIC link (Topology::aggregators).
+
+// H hosts, every NIC on one switch "switch" (with `sharp`, the switch reduces).
 struct SingleParams {
   std::uint32_t hosts = 0;
   HostParams host;
   LinkParams nic;  // NIC - switch
+  bool sharp = false;
 };
 Topology single(const SingleParams& p);
 
@@ -64,8 +71,9 @@ struct FatTreeParams {
   // spine, and uplinks must be a multiple of spines (so that every leaf pair is 4 hops apart).
   std::uint32_t spines = 0;
   HostParams host;
-  LinkParams nic;     // NIC - leaf
-  LinkParams uplink;  // leaf - spine
+  LinkParams nic;      // NIC - leaf
+  LinkParams uplink;   // leaf - spine
+  bool sharp = false;  // the spines reduce
 };
 // ceil(hosts_per_leaf * nics * nic.rate / (oversubscription * uplink.rate)), at least 1.
 std::uint32_t uplinks_per_leaf(const FatTreeParams& p);
@@ -94,8 +102,9 @@ struct RailParams {
   std::uint32_t spines = 0;           // >= 1: rails meet only at the spines
   std::uint32_t links_per_spine = 1;  // parallel links between each leaf and each spine
   HostParams host;
-  LinkParams nic;     // NIC - rail leaf
-  LinkParams uplink;  // leaf - spine
+  LinkParams nic;      // NIC - rail leaf
+  LinkParams uplink;   // leaf - spine
+  bool sharp = false;  // the spines reduce
 };
 Topology rail_optimized(const RailParams& p);
 

@@ -39,6 +39,7 @@ Topology fat_tree(const FatTreeParams& p) {
          std::uint64_t{p.leaves} * uplinks, p.leaves);
   const std::uint32_t hosts = p.leaves * p.hosts_per_leaf;
   for (std::uint32_t h = 0; h < hosts; ++h) b.add_host("host" + std::to_string(h), p.host);
+  if (p.sharp) b.add_aggregators(spines);
   std::vector<NodeId> leaf(p.leaves), spine(spines);
   for (std::uint32_t l = 0; l < p.leaves; ++l) {
     leaf[l] = b.add_switch("leaf" + std::to_string(l), 0, 0);
@@ -50,6 +51,7 @@ Topology fat_tree(const FatTreeParams& p) {
   for (std::uint32_t l = 0; l < p.leaves; ++l) {
     for (std::uint32_t u = 0; u < uplinks; ++u) b.connect(leaf[l], spine[u % spines], p.uplink);
   }
+  if (p.sharp) b.connect_aggregators(spine, p.nic.delay);
   return b.take();
 }
 

@@ -13,6 +13,7 @@ Topology rail_optimized(const RailParams& p) {
   const std::uint64_t leaves = std::uint64_t{groups} * rails;
   b.plan(p.hosts, rails, leaves + p.spines, leaves * p.spines * p.links_per_spine, leaves);
   for (std::uint32_t h = 0; h < p.hosts; ++h) b.add_host("host" + std::to_string(h), p.host);
+  if (p.sharp) b.add_aggregators(p.spines);
   std::vector<NodeId> leaf;  // leaf[group * rails + rail]
   for (std::uint32_t g = 0; g < groups; ++g) {
     for (std::uint32_t r = 0; r < rails; ++r) {
@@ -33,6 +34,7 @@ Topology rail_optimized(const RailParams& p) {
       for (std::uint32_t i = 0; i < p.links_per_spine; ++i) b.connect(l, s, p.uplink);
     }
   }
+  if (p.sharp) b.connect_aggregators(spine, p.nic.delay);
   return b.take();
 }
 

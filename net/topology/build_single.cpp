@@ -17,8 +17,10 @@ Topology single(const SingleParams& p) {
   detail::Builder b("single");
   b.plan(p.hosts, p.host.nics, 1, 0, 1);
   for (std::uint32_t h = 0; h < p.hosts; ++h) b.add_host("host" + std::to_string(h), p.host);
+  if (p.sharp) b.add_aggregators(1);
   const NodeId sw = b.add_switch("switch", 0, 0);
   for (std::uint32_t h = 0; h < p.hosts; ++h) b.attach(h, sw, p.nic);
+  if (p.sharp) b.connect_aggregators({sw}, p.nic.delay);
   return b.take();
 }
 

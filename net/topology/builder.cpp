@@ -80,6 +80,26 @@ void Builder::attach(std::uint32_t host, NodeId sw, const LinkParams& l) {
   for (NodeId nic : t_.hosts[host].nics) connect(nic, sw, l);
 }
 
+void Builder::add_aggregators(std::uint32_t count) {
+  HostParams p;
+  p.gpus = 0;
+  p.gpu.clear();
+  p.nics = 1;
+  for (std::uint32_t k = 0; k < count; ++k) add_host("sharp" + std::to_string(k), p);
+  t_.aggregators = count;
+}
+
+void Builder::connect_aggregators(const std::vector<NodeId>& switches, Time delay) {
+  require(switches.size() == t_.aggregators, t_.kind, "one aggregation node per root switch");
+  for (std::uint32_t k = 0; k < t_.aggregators; ++k) {
+    const NodeId sw = switches[k];
+    Bps rate = 0;
+    for (const LinkId l : t_.nodes[sw].ports) rate += t_.links[l].rate;
+    require(rate > 0, t_.kind, t_.nodes[sw].name + " has no links for SHARP to reduce");
+    connect(t_.hosts[t_.gpu_hosts() + k].nics.front(), sw, LinkParams{rate, delay});
+  }
+}
+
 PortId Builder::next_port(NodeId n) {
   const std::size_t p = t_.nodes[n].ports.size();
   require(p < std::numeric_limits<PortId>::max(), t_.kind,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "net/topology/build.hpp"
 
@@ -28,6 +29,11 @@ class Builder {
   std::uint32_t add_host(std::string name, const HostParams& p);
   // Every NIC of `host` to `sw`.
   void attach(std::uint32_t host, NodeId sw, const LinkParams& l);
+  // SHARP aggregation nodes (build.hpp): `count` hosts "sharp<k>", added right after the GPU
+  // hosts (so that NIC node ids stay NIC indices), then linked to their switches once those
+  // have every other link.
+  void add_aggregators(std::uint32_t count);
+  void connect_aggregators(const std::vector<NodeId>& switches, Time delay);
   LinkId connect(NodeId a, NodeId b, const LinkParams& l);
 
   const Topology& topology() const { return t_; }

@@ -61,6 +61,17 @@ struct Topology {
   std::vector<Link> links;
   std::vector<Host> hosts;
   std::vector<NodeId> nics;  // every NIC node, in host order: NIC index -> node
+  // The last `aggregators` hosts are the switches' SHARP aggregation nodes (cluster.sharp):
+  // no GPUs, one NIC on an internal port of the switch that roots their reduction trees.
+  std::uint32_t aggregators = 0;
+
+  // Hosts with GPUs: the first gpu_hosts() of `hosts`.
+  std::uint32_t gpu_hosts() const { return static_cast<std::uint32_t>(hosts.size()) - aggregators; }
+  // The aggregation node (its host index) that reduces for NIC rail `rail`: the roots take
+  // the rails in turn.
+  std::uint32_t aggregator_for_rail(int rail) const {
+    return gpu_hosts() + static_cast<std::uint32_t>(rail) % aggregators;
+  }
 
   // The node and port at the other end of `node`'s port `port`.
   NodeId peer(NodeId node, PortId port) const {

@@ -127,6 +127,110 @@ TEST_CASE("NVLSTree sends each head's share across the network once up and once 
   CHECK(across == 2 * s);
 }
 
+TEST_CASE("CollNetChain all-reduce: chains in every host, the sum in the switches",
+          "[collectives]") {
+  for (int hosts : {2, 3, 5}) {
+    for (int ppn : {1, 2, 4, 8}) {
+      for (int channels : {1, 3}) {
+        Call call{.op = Op::AllReduce,
+                  .bytes = 1 << 20,
+                  .algo = Algo::CollNetChain,
+                  .channels = channels,
+                  .chunk_bytes = 16384};
+        RankLayout layout = layout_hosts(hosts * ppn, ppn);
+        layout.hw.collnet = true;
+        check_semantics(call, layout);
+        const Plan plan = make_plan(call, layout);
+        // One aggregation agent per channel, on the channel's rail.
+        REQUIRE(plan.sharp_rails.size() == static_cast<std::size_t>(channels));
+        for (int c = 0; c < channels; ++c) CHECK(plan.sharp_rails[c] == c % ppn);
+      }
+    }
+  }
+}
+
+TEST_CASE("CollNetChain sends each byte to the switches once and gets it back once",
+          "[collectives]") {
+  // Per host: its head sends the host's sum up and receives the total; nothing else crosses
+  // the network, and no two GPUs of a host talk to each other across it.
+  const int hosts = 3, ppn = 4;
+  const std::uint64_t s = 1 << 20;
+  Call call{.op = Op::AllReduce, .bytes = s, .algo = Algo::CollNetChain, .channels = 2};
+  RankLayout layout = layout_hosts(hosts * ppn, ppn);
+  layout.hw.collnet = true;
+  const Plan plan = make_plan(call, layout);
+  std::uint64_t up = 0, down = 0;
+  for (std::size_t p = 0; p < plan.steps.size(); ++p) {
+    for (const Step& st : plan.steps[p]) {
+      if (st.dir != Dir::Send || st.rail == kNoRail) continue;
+      if (p < static_cast<std::size_t>(plan.n_ranks)) {
+        CHECK(st.peer >= plan.n_ranks);  // only to the switches
+        up += st.bytes;
+      } else {
+        down += st.bytes;
+      }
+    }
+  }
+  CHECK(up == hosts * s);
+  CHECK(down == hosts * s);
+}
+
+TEST_CASE("NVLS across hosts: NVLS in every host, the heads' sums reduced in the switches",
+          "[collectives]") {
+  for (int hosts : {2, 3}) {
+    for (int ppn : {2, 4}) {
+      for (int channels : {2, 3}) {
+        Call call{.op = Op::AllReduce,
+                  .bytes = 1 << 20,
+                  .algo = Algo::Nvls,
+                  .channels = channels,
+                  .chunk_bytes = 16384};
+        RankLayout layout = layout_hosts(hosts * ppn, ppn, true);
+        layout.hw.collnet = true;
+        check_semantics(call, layout);
+        const Plan plan = make_plan(call, layout);
+        CHECK(plan.switch_host.size() == static_cast<std::size_t>(hosts));
+        // One aggregation agent per channel and head, on the head's NIC.
+        REQUIRE(plan.sharp_rails.size() == static_cast<std::size_t>(channels * ppn));
+        for (std::size_t k = 0; k < plan.sharp_rails.size(); ++k) {
+          CHECK(plan.sharp_rails[k] == static_cast<int>(k) % ppn);
+        }
+        // Each host's heads send the host's sum once and receive the total once.
+        std::uint64_t up = 0;
+        for (int r = 0; r < plan.n_ranks; ++r) {
+          for (const Step& st : plan.steps[r]) {
+            if (st.dir == Dir::Send && st.rail != kNoRail) up += st.bytes;
+          }
+        }
+        CHECK(up == static_cast<std::uint64_t>(hosts) * call.bytes);
+      }
+    }
+  }
+  // Without CollNet NVLS stays inside one host.
+  const Call call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::Nvls};
+  CHECK_THROWS_AS(make_plan(call, layout_hosts(8, 4, true)), PlanError);
+}
+
+TEST_CASE("CollNetChain is refused where NCCL would not run it", "[collectives]") {
+  RankLayout two = layout_hosts(16, 8);
+  const Call call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::CollNetChain};
+  CHECK_THROWS_AS(make_plan(call, two), PlanError);  // collnet not enabled
+  two.hw.collnet = true;
+  CHECK_NOTHROW(make_plan(call, two));
+  RankLayout one = layout_one_host(8);
+  one.hw.collnet = true;
+  CHECK_THROWS_AS(make_plan(call, one), PlanError);  // one host
+  RankLayout wide = layout_hosts(32, 16);
+  wide.hw.collnet = true;
+  CHECK_THROWS_AS(make_plan(call, wide), PlanError);  // more than 8 GPUs per host
+  Call gather = call;
+  gather.op = Op::AllGather;
+  CHECK_THROWS_AS(make_plan(gather, two), PlanError);
+  Call ll = call;
+  ll.proto = Proto::LL;
+  CHECK_THROWS_AS(make_plan(ll, two), PlanError);
+}
+
 TEST_CASE("all-to-all and send/recv deliver every block", "[collectives]") {
   for (int n : kSizes) {
     for (int channels : {1, 2}) {

@@ -414,3 +414,66 @@ TEST_CASE("NCCL_BUFFSIZE sets Simple's steps and ring slices and leaves LL's and
   CHECK(step_payload(Proto::LL, 8u << 20) == step_payload(Proto::LL));
   CHECK(step_payload(Proto::LL128, 8u << 20) == step_payload(Proto::LL128));
 }
+
+TEST_CASE("CollNetChain is tuned as NCCL's model tunes it, and only when CollNet is on",
+          "[collectives]") {
+  // Hopper defaults (16 channels of 20.6 GB/s over NVLink, NICs unknown), 4 nodes x 8: busBw
+  // = channels x bwIntra, algbw half of it; latency 2 x 7 x 2.8 (NVLink) + 30 (the network's
+  // reduction), base 0 (tuning.cc, NCCL 2.18 to 2.30).
+  TuningInput in{Op::AllReduce, 1ULL << 30, 32, 4, Hardware{}};
+  CHECK_FALSE(find(algo_times(in), Algo::CollNetChain, Proto::Simple).enabled);
+  in.hw.collnet = true;
+  const auto times = algo_times(in);
+  const AlgoTime& t = find(times, Algo::CollNetChain, Proto::Simple);
+  CHECK(t.enabled);
+  CHECK(t.algbw_gbps == Approx(0.5 * 16 * 20.6));
+  CHECK(t.latency_us == Approx(2 * 7 * 2.8 + 30.0));
+  CHECK_FALSE(find(times, Algo::CollNetChain, Proto::LL).enabled);
+  // All-reduce only, across hosts only.
+  CHECK_FALSE(find(algo_times(TuningInput{Op::AllGather, 1ULL << 30, 32, 4, in.hw}),
+                   Algo::CollNetChain, Proto::Simple)
+                  .enabled);
+  CHECK_FALSE(find(algo_times(TuningInput{Op::AllReduce, 1ULL << 30, 8, 1, in.hw}),
+                   Algo::CollNetChain, Proto::Simple)
+                  .enabled);
+  // Its channels shrink for small messages at 640 threads x 512 bytes each.
+  CHECK(tuned_channels(TuningInput{Op::AllReduce, 640 * 512 * 3, 32, 4, in.hw}, Algo::CollNetChain,
+                       Proto::Simple, 16) == 3);
+  // On NVSwitch hosts without NVLS NCCL would weigh CollNetDirect, not modelled: auto is
+  // refused, a named algorithm is not.
+  CHECK_THROWS_AS(choose(in), PlanError);
+  CHECK(choose(in, Algo::CollNetChain).algo == Algo::CollNetChain);
+}
+
+TEST_CASE("NVLS across hosts needs CollNet and is bound by the heads' NICs", "[collectives]") {
+  // 4 H100 hosts of 8 GPUs and 8 NICs of 50 GB/s: NVLS inside each host, 8 heads whose NICs
+  // (the network graph's rings, 48 GB/s each) bound the bus bandwidth; latency NVLS's 25 us
+  // plus its network figure, 18 (tuning.cc).
+  Hardware hw;
+  hw.nvls = true;
+  hw.nics_per_host = 8;
+  hw.nic_gbps = 50;
+  hw.pci_gbps = 48;
+  TuningInput in{Op::AllReduce, 1ULL << 30, 32, 4, hw};
+  CHECK_FALSE(find(algo_times(in), Algo::Nvls, Proto::Simple).enabled);
+  in.hw.collnet = true;
+  const AlgoTime& t = find(algo_times(in), Algo::Nvls, Proto::Simple);
+  REQUIRE(t.enabled);
+  CHECK(t.latency_us == Approx(25.0 + 18.0));
+  CHECK(t.algbw_gbps <= Approx(8 * 48.0 * 32 / (2.0 * 31)));
+  CHECK(t.channels <= 16);
+  // With NVLS the large all-reduce goes to NVLS with SHARP; small ones stay with the rings
+  // and trees.
+  CHECK(choose(in).algo == Algo::Nvls);
+  in.bytes = 4096;
+  CHECK(choose(in).algo != Algo::Nvls);
+}
+
+TEST_CASE("CollNetChain's chunk shrinks as NCCL's does for short messages", "[collectives]") {
+  // 16 channels, 8 GPUs a chain: 256 KiB from 16 x 256 KiB x 8 x 64 = 2 GiB, 128 KiB below.
+  CHECK(collnet_chain_chunk(2ULL << 30, 16, 8) == 256 * 1024);
+  CHECK(collnet_chain_chunk(1ULL << 30, 16, 8) == 128 * 1024);
+  CHECK(collnet_chain_chunk(1ULL << 20, 16, 8) == 32 * 1024);
+  // One step of NCCL_BUFFSIZE at most.
+  CHECK(collnet_chain_chunk(8ULL << 30, 16, 8, 1 << 20) == 128 * 1024);
+}

@@ -305,7 +305,9 @@ TEST_CASE("fabricsim busbw --jobs runs sizes at once and prints the same table",
   const Out bad1 = run(sweep + " --set collectives.algo=nvls");
   const Out bad3 = run(sweep + " --jobs 3 --set collectives.algo=nvls");
   REQUIRE(bad1.text == bad3.text);
-  REQUIRE_THAT(bad3.text, Catch::Contains("NVLS across hosts needs NVLSTree"));
+  REQUIRE_THAT(
+      bad3.text,
+      Catch::Contains("NVLS across hosts reduces in the network's switches: it needs CollNet"));
 }
 
 TEST_CASE("fabricsim validate prints the same table for any number of jobs", "[cli]") {

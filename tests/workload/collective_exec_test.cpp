@@ -19,7 +19,7 @@ namespace {
 constexpr net::Bps kNvlink = 450ULL * 8 * net::kGbps;  // H100 NVLink4, per direction
 constexpr net::Bps kNic = 400 * net::kGbps;
 
-net::Topology hosts(std::uint32_t n, std::uint32_t gpus) {
+net::Topology hosts(std::uint32_t n, std::uint32_t gpus, bool sharp = false) {
   net::SingleParams p;
   p.hosts = n;
   p.host.gpus = gpus;
@@ -27,6 +27,7 @@ net::Topology hosts(std::uint32_t n, std::uint32_t gpus) {
   p.host.gpu_link_rate = kNvlink;
   p.host.gpu_link_latency = 0;
   p.nic = {kNic, core::kMicrosecond};
+  p.sharp = sharp;
   return net::single(p);
 }
 
@@ -45,6 +46,7 @@ Outcome run(const net::Topology& topo, Op op, std::uint64_t bytes, Algo algo, Pr
             const ExecParams& params = {}, net::RunOptions opt = {}, bool nvls = false) {
   collectives::Hardware hw;
   hw.nvls = nvls;
+  hw.collnet = topo.aggregators > 0;
   const collectives::RankLayout layout = rank_layout(topo, hw);
   collectives::Call call;
   call.op = op;
@@ -320,6 +322,67 @@ TEST_CASE("app flows without an app, and plans that do not fit the cluster, are 
   call.proto = Proto::Simple;
   const collectives::Plan plan = collectives::make_plan(call, four);
   REQUIRE_THROWS_WITH(run_collective(topo, config(), plan, four, {}, {}), Catch::Contains("host"));
+}
+
+TEST_CASE("CollNet reduces in the switch: each NIC carries the buffer once each way",
+          "[workload]") {
+  // One GPU per host: the head's NIC sends the whole buffer to the switch's aggregation node
+  // and receives the sum, where a ring sends 2(n-1)/n of it.
+  const net::Topology topo = hosts(4, 1, true);
+  REQUIRE(topo.aggregators == 1);
+  REQUIRE(topo.gpu_hosts() == 4);
+  const std::uint64_t bytes = 64ULL << 20;
+  const Outcome o = run(topo, Op::AllReduce, bytes, Algo::CollNetChain, Proto::Simple);
+  const double goodput = double(kNic) / 8 * 4096.0 / (4096 + 82);  // bytes/s, RoCEv2 framing
+  const double bound = double(bytes) / goodput;
+  REQUIRE(seconds(o.r.time) >= bound);
+  REQUIRE(seconds(o.r.time) <= bound * 1.15);
+  REQUIRE(o.r.net_bytes == 2 * 4 * bytes);
+  REQUIRE(o.r.net.delivered == o.r.net_bytes);
+  const Outcome ring = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
+  REQUIRE(o.r.time < ring.r.time);
+}
+
+TEST_CASE("NVLS across hosts with SHARP: each host sends the buffer once and gets the sum",
+          "[workload]") {
+  const net::Topology topo = hosts(2, 4, true);
+  const std::uint64_t bytes = 64ULL << 20;
+  const Outcome o = run(topo, Op::AllReduce, bytes, Algo::Nvls, Proto::Simple, {}, {}, true);
+  std::uint64_t steps = 0;
+  for (const auto& s : o.plan.steps) steps += s.size();
+  REQUIRE(o.r.steps == steps);
+  // Up from each host's heads and down to them: twice the buffer per host.
+  REQUIRE(o.r.net_bytes == 2 * 2 * bytes);
+  REQUIRE(o.r.net.delivered == o.r.net_bytes);
+  // Four heads per host, each on its own 400G NIC: no faster than a quarter of the buffer
+  // each way through one NIC.
+  const double goodput = double(kNic) / 8 * 4096.0 / (4096 + 82);
+  REQUIRE(seconds(o.r.time) >= double(bytes) / 4 / goodput);
+}
+
+TEST_CASE("CollNet chains run alike for every thread count and partition, and need SHARP",
+          "[workload][determinism]") {
+  const net::Topology topo = hosts(3, 4, true);
+  const Outcome ref = run(topo, Op::AllReduce, 8ULL << 20, Algo::CollNetChain, Proto::Simple);
+  std::uint64_t steps = 0;
+  for (const auto& s : ref.plan.steps) steps += s.size();
+  REQUIRE(ref.r.steps == steps);
+  for (unsigned threads : {1u, 2u}) {
+    for (std::uint32_t lps : {2u, 4u}) {
+      net::RunOptions opt;
+      opt.threads = threads;
+      opt.lps = lps;
+      const Outcome o =
+          run(topo, Op::AllReduce, 8ULL << 20, Algo::CollNetChain, Proto::Simple, {}, opt);
+      CAPTURE(threads, lps);
+      REQUIRE(o.r.time == ref.r.time);
+      REQUIRE(o.r.net.kernel.events == ref.r.net.kernel.events);
+    }
+  }
+  // The same plan on switches that do not reduce.
+  const net::Topology plain = hosts(3, 4);
+  REQUIRE_THROWS_WITH(run_collective(plain, config(), ref.plan, rank_layout(plain, {}), {}, {}),
+                      Catch::Contains("aggregation nodes"));
 }
 
 TEST_CASE("a hop between hosts takes the network transport's message latency", "[workload]") {

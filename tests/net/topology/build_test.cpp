@@ -205,6 +205,50 @@ TEST_CASE("rail_optimized: NIC i of every host is on its group's rail-i leaf", "
   }
 }
 
+TEST_CASE("sharp: an aggregation node on each top switch, as fast as its other ports",
+          "[topology]") {
+  SingleParams one = one_switch(5, 2);
+  one.sharp = true;
+  const Topology s = single(one);
+  validate(s);
+  REQUIRE(s.aggregators == 1);
+  REQUIRE(s.gpu_hosts() == 5);
+  REQUIRE(s.hosts.size() == 6);
+  const Host& agg = s.hosts.back();
+  CHECK(agg.name == "sharp0");
+  CHECK(agg.gpus == 0);
+  REQUIRE(agg.nics.size() == 1);
+  CHECK(s.nics.back() == agg.nics.front());  // NICs stay in host order
+  const Link& internal = s.link_at(agg.nics.front(), 0);
+  CHECK(internal.rate == 10 * one.nic.rate);
+  CHECK(internal.delay == one.nic.delay);
+  CHECK(s.aggregator_for_rail(0) == 5);
+  CHECK(s.aggregator_for_rail(1) == 5);
+
+  // Rails meet at the spines: one aggregation node per spine, the rails dealt over them.
+  RailParams p;
+  p.hosts = 8;
+  p.hosts_per_group = 4;
+  p.spines = 2;
+  p.host = host(4);
+  p.nic = nic_link();
+  p.uplink = fabric_link();
+  p.sharp = true;
+  const Topology r = rail_optimized(p);
+  validate(r);
+  REQUIRE(r.aggregators == 2);
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    const NodeId nic = r.hosts[r.gpu_hosts() + k].nics.front();
+    const Node& spine = r.nodes[r.peer(nic, 0)];
+    CHECK(spine.name == "spine" + std::to_string(k));
+    // Every leaf's link to it (2 groups x 4 rails), at the uplink's rate.
+    CHECK(r.link_at(nic, 0).rate == 8 * p.uplink.rate);
+  }
+  CHECK(r.aggregator_for_rail(3) == r.gpu_hosts() + 1);
+  const Routes routes = Routes::build(r);
+  CHECK(nic_diameter(r, routes) == 4);
+}
+
 TEST_CASE("dragonfly: counts, global links per router, diameter", "[topology][dragonfly]") {
   DragonflyParams p;
   p.groups = 5;
