@@ -174,6 +174,7 @@ double base_latency_us(Algo a, Proto p) {
     case Algo::Tree:
       return kTree[index(p)];
     case Algo::Ring:
+    case Algo::P2P:
       return kRing[index(p)];
     default:
       return 0.0;  // NVLS and CollNet Simple base latency is 0 (CollNet's since 2.21)
@@ -196,6 +197,7 @@ double hw_latency_us(Algo a, Proto p, Hop h) {
     case Algo::Tree:
       return kTree[hop][index(p)];
     case Algo::Ring:
+    case Algo::P2P:
       return kRing[hop][index(p)];
     case Algo::Nvls:
       return kNvls[hop][index(p)];

@@ -69,7 +69,9 @@ std::uint64_t nvls_tree_chunk(std::uint64_t bytes, int channels, int heads, cons
 int credits(Op op, Algo a, Proto p);
 
 // Tuning-model latencies in microseconds (src/graph/tuning.cc baseLat / hwLat, 2.30.7;
-// nccl-facts.md §4; NVLSTree NET 20.9 us). Algo::P2P has none in NCCL's model and reports 0.
+// nccl-facts.md §4; NVLSTree NET 20.9 us). NCCL's model does not time Algo::P2P; its sends
+// and receives move with the ring's primitives over the same hops, so P2P reports the ring's
+// figures (the executor charges the hop's once per connection: a transfer streams its steps).
 double base_latency_us(Algo a, Proto p);
 double hw_latency_us(Algo a, Proto p, Hop h);
 

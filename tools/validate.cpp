@@ -43,19 +43,26 @@ std::vector<ValidationEntry> load_manifest(const std::string& path) {
   std::vector<ValidationEntry> out;
   for (const YAML::Node& item : list) {
     const auto where = fmt::format("{}:{}", path, item.Mark().line + 1);
-    if (!item.IsMap() || !item["dataset"] || !item["scenario"]) {
-      throw ScenarioError(where + ": each dataset needs 'dataset' and 'scenario'");
+    if (!item.IsMap() || !(item["dataset"] || item["point"]) || !item["scenario"] ||
+        (item["dataset"] && item["point"])) {
+      throw ScenarioError(where + ": each entry needs 'scenario' and one of 'dataset', 'point'");
     }
     for (const auto& kv : item) {
       const std::string key = kv.first.as<std::string>();
-      if (key != "dataset" && key != "scenario" && key != "set" && key != "gap" && key != "scale") {
-        throw ScenarioError(
-            fmt::format("{}: unknown key '{}' (dataset, scenario, set, gap, scale)", where, key));
+      if (key != "dataset" && key != "point" && key != "scenario" && key != "set" && key != "gap" &&
+          key != "scale") {
+        throw ScenarioError(fmt::format(
+            "{}: unknown key '{}' (dataset or point, scenario, set, gap, scale)", where, key));
       }
     }
     ValidationEntry e;
-    e.dataset = item["dataset"].as<std::string>();
-    e.data = (dir / data_dir / (e.dataset + ".csv")).lexically_normal().string();
+    if (item["point"]) {
+      e.point = e.dataset = item["point"].as<std::string>();
+      e.data = (dir / data_dir / "reference_points.csv").lexically_normal().string();
+    } else {
+      e.dataset = item["dataset"].as<std::string>();
+      e.data = (dir / data_dir / (e.dataset + ".csv")).lexically_normal().string();
+    }
     e.scenario = (dir / item["scenario"].as<std::string>()).lexically_normal().string();
     if (item["gap"]) e.gap = item["gap"].as<std::string>();
     if (item["scale"]) e.scale = item["scale"].as<bool>();
@@ -110,6 +117,72 @@ std::vector<Measured> load_measured(const std::string& csv_path) {
   return out;
 }
 
+namespace {
+
+// The fields of one CSV line; a quoted field may hold commas and doubled quotes.
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else if (c != '\r') {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+}  // namespace
+
+Measured load_point(const std::string& csv_path, const std::string& point_id, int& ranks) {
+  std::ifstream in = open_input(csv_path, "reference points", 16u << 20);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = csv_cells(line);
+  const auto col = [&](const char* name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) throw ScenarioError(fmt::format("{}: no column {}", csv_path, name));
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t id_c = col("point_id"), gpus_c = col("gpus_total"), size_c = col("size_bytes");
+  // Out of place, in place, then unspecified: the first pair the source gives.
+  const std::size_t bus[] = {col("busbw_out_GBps"), col("busbw_in_GBps"),
+                             col("busbw_unspecified_GBps")};
+  const std::size_t time[] = {col("time_us_out"), col("time_us_in"), col("time_unspecified_us")};
+  int number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    std::vector<std::string> cells = csv_cells(line);
+    if (cells.empty() || cells[0] != point_id) continue;
+    cells.resize(header.size());
+    try {
+      Measured m;
+      m.bytes = std::stoull(cells[size_c]);
+      ranks = std::stoi(cells[gpus_c]);
+      for (int k = 0; k < 3; ++k) {
+        if (cells[bus[k]].empty() && cells[time[k]].empty()) continue;
+        if (!cells[bus[k]].empty()) m.busbw_gbps = std::stod(cells[bus[k]]);
+        if (!cells[time[k]].empty()) m.time_us = std::stod(cells[time[k]]);
+        return m;
+      }
+    } catch (const std::exception&) {
+      throw ScenarioError(
+          fmt::format("{}:{}: not a number in point {}", csv_path, number, point_id));
+    }
+    throw ScenarioError(fmt::format("{}:{}: point {} has no bus bandwidth and no time", csv_path,
+                                    number, point_id));
+  }
+  throw ScenarioError(
+      fmt::format("{}: no point '{}' (column {})", csv_path, point_id, header[id_c]));
+}
+
 ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
                           const net::RunOptions* run_override) {
   const Scenario sc = load_scenario(e.scenario, e.sets);
@@ -140,6 +213,13 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
                       e.data, log.ranks, e.scenario, r.ranks));
     }
     measured = std::move(log.rows);
+  } else if (!e.point.empty()) {
+    int ranks = 0;
+    measured.push_back(load_point(e.data, e.point, ranks));
+    if (ranks != r.ranks) {
+      throw ScenarioError(fmt::format("point {} ran {} GPUs, but {} has {} ranks", e.point, ranks,
+                                      e.scenario, r.ranks));
+    }
   } else {
     measured = load_measured(e.data);
   }

@@ -15,8 +15,10 @@ class Node;
 namespace fabricsim::tools {
 
 struct ValidationEntry {
-  std::string dataset;   // file name without .csv
-  std::string data;      // path of the measured CSV
+  std::string dataset;  // file name without .csv, or the point's id
+  std::string data;     // path of the measured CSV
+  // A single-size point of reference_points.csv (its point_id) instead of a whole sweep.
+  std::string point;
   std::string scenario;  // path of the scenario
   std::vector<std::string> sets;
   std::string gap;  // why this dataset misses the accuracy bar; empty when it meets it
@@ -39,6 +41,9 @@ struct Measured {
   double time_us = 0;     // the same run's time; 0 when the source has none
 };
 std::vector<Measured> load_measured(const std::string& csv_path);
+// One row of reference_points.csv (RFC 4180, quoted fields): its size, and its bus bandwidth and
+// time out of place, in place or unspecified, the first the source gives. `ranks`: its GPUs.
+Measured load_point(const std::string& csv_path, const std::string& point_id, int& ranks);
 
 struct ValidationRow {
   Measured measured;

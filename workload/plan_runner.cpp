@@ -429,7 +429,9 @@ void PlanRunner::step_states(const Shape& shape, std::uint32_t index, LiveSteps&
     st[i].seq = s.seq;
     st[i].wire = std::max<std::uint64_t>(1, s.wire_bytes);
     st[i].conn = conn[i];
-    st[i].pays_latency = !params_.fixed_latency_per_ring_step || s.slice == 0;
+    // A point-to-point transfer streams its steps: its hop's latency once, on the first.
+    st[i].pays_latency = (!params_.fixed_latency_per_ring_step || s.slice == 0) &&
+                         (shape.plan.algo != collectives::Algo::P2P || s.seq == 0);
     st[i].copies = s.copies;
     for (std::uint32_t d : s.deps) ++st[d].next_end;  // counts dependents for now
   }

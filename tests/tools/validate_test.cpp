@@ -52,3 +52,25 @@ TEST_CASE("the bar has three tiers by size", "[validate]") {
   CHECK(median({3, 1, 2}) == 2);
   CHECK(median({4, 1, 2, 3}) == 2.5);
 }
+
+TEST_CASE("a reference point is read from its quoted CSV row, first column pair first",
+          "[validate]") {
+  const std::string path = "tests/data/busbw/reference_points.csv";
+  int ranks = 0;
+  // Quoted settings with commas before it; busbw only in the unspecified column.
+  const Measured ring = load_point(path, "ndmv4-2n8g-ar-4G", ranks);
+  CHECK(ranks == 16);
+  CHECK(ring.bytes == 4294967296ULL);
+  CHECK(ring.busbw_gbps == Approx(188.18));
+  CHECK(ring.time_us == 0);
+  // A latency point: a time, no bus bandwidth.
+  const Measured latency = load_point(path, "ndmv4-1n8g-a2a-1K", ranks);
+  CHECK(ranks == 8);
+  CHECK(latency.bytes == 1024);
+  CHECK(latency.time_us == Approx(9.34));
+  CHECK(latency.busbw_gbps == 0);
+  // Out of place where the source gives both.
+  const Measured both = load_point(path, "wh-h100x4-ar-proto-LL", ranks);
+  CHECK(both.busbw_gbps == Approx(146.90));
+  CHECK_THROWS_WITH(load_point(path, "no-such-point", ranks), Catch::Contains("no point"));
+}
