@@ -5,6 +5,18 @@
 
 namespace fabricsim::collectives::test {
 
+// A host of 8 NICs of 400 Gb/s (NCCL: 50 GB/s each) behind PCIe Gen5 switches, as HGX H100
+// and B200 hosts have them.
+inline Hardware ndr_node(Arch arch = Arch::Hopper, bool nvls = false) {
+  Hardware hw;
+  hw.arch = arch;
+  hw.nvls = nvls;
+  hw.nics_per_host = 8;
+  hw.nic_gbps = 50;
+  hw.pci_gbps = 48;
+  return hw;
+}
+
 inline RankLayout layout_hosts(int n, int gpus_per_host, bool nvls = false) {
   RankLayout l;
   for (int r = 0; r < n; ++r) {

@@ -6,8 +6,10 @@
 
 #include "collectives/protocol.hpp"
 #include "collectives/tuning.hpp"
+#include "layouts.hpp"
 
 using namespace fabricsim::collectives;
+using fabricsim::collectives::test::ndr_node;
 
 TEST_CASE("every transport is found by its name", "[collectives]") {
   for (Transport t : {Transport::Ib, Transport::EfaP4d, Transport::EfaP5, Transport::EfaP5en}) {
@@ -46,12 +48,7 @@ TEST_CASE("the reported latency moves NCCL's choice away from Simple across host
   // Two 8-GPU Hopper hosts with 8 x 400G NICs. Simple pays the reported latency twice per hop,
   // LL128 once, so over EFA LL128 keeps sizes that NVLSTree Simple takes over IB; inside one
   // host nothing changes.
-  Hardware hw;
-  hw.nvls = true;
-  hw.nics_per_host = 8;
-  hw.nic_gbps = 50;
-  hw.pci_gbps = 48;
-  TuningInput in{Op::AllReduce, 8u << 20, 16, 2, hw};
+  TuningInput in{Op::AllReduce, 8u << 20, 16, 2, ndr_node(Arch::Hopper, true)};
   const Choice ib = choose(in);
   in.hw.transport = Transport::EfaP5;
   const Choice efa = choose(in);
@@ -71,7 +68,7 @@ TEST_CASE("the reported latency moves NCCL's choice away from Simple across host
   in.reported_latency = false;
   CHECK(tree_latency(Transport::EfaP5) - tree_latency(Transport::Ib) ==
         Approx(2 * (20.0 - hw_latency_us(Algo::Tree, Proto::LL, Hop::Net))));
-  TuningInput one_host{Op::AllReduce, 8u << 20, 8, 1, hw};
+  TuningInput one_host{Op::AllReduce, 8u << 20, 8, 1, ndr_node(Arch::Hopper, true)};
   const Choice inside_ib = choose(one_host);
   one_host.hw.transport = Transport::EfaP5;
   CHECK(choose(one_host).algo == inside_ib.algo);

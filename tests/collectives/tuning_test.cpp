@@ -64,10 +64,7 @@ TEST_CASE("across nodes the host CPU sets LL's cap and the network overhead", "[
   // NCCL reads llMaxBws by GPU on one node and by CPU across nodes (AMD row 1, others row 0),
   // and getNetOverhead is 2 us on AMD, 1 us elsewhere (tuning.cc; nccl-facts.md §4). 16 Hopper
   // ranks on 2 nodes, 8 rings of 48 GB/s: the ring LL bus bandwidth is the cap itself.
-  Hardware hw;
-  hw.nics_per_host = 8;
-  hw.nic_gbps = 50;
-  hw.pci_gbps = 48;
+  const Hardware hw = ndr_node();
   const auto ring_ll = [](const TuningInput& in) {
     const std::vector<AlgoTime> times = algo_times(in);
     const AlgoTime& t = find(times, Algo::Ring, Proto::LL);
@@ -102,13 +99,7 @@ TEST_CASE("across nodes the host CPU sets LL's cap and the network overhead", "[
 TEST_CASE("Blackwell on x86 hosts corrects NVLSTree as NCCL does", "[collectives]") {
   // tuning.cc applies treeCorrectionFactor to NVLSTree when compCap >= 100 and the CPU is x86:
   // at 4 MiB (log2(bytes/64) = 16) Simple's factor is .7; Arm hosts (GB200) keep 1.
-  Hardware hw;
-  hw.arch = Arch::Blackwell;
-  hw.nvls = true;
-  hw.nics_per_host = 8;
-  hw.nic_gbps = 50;
-  hw.pci_gbps = 48;
-  TuningInput in{Op::AllReduce, 4u << 20, 16, 2, hw};
+  TuningInput in{Op::AllReduce, 4u << 20, 16, 2, ndr_node(Arch::Blackwell, true)};
   const auto nvls_tree = [](const TuningInput& t) {
     const std::vector<AlgoTime> times = algo_times(t);
     return find(times, Algo::NvlsTree, Proto::Simple).algbw_gbps;
@@ -449,12 +440,7 @@ TEST_CASE("NVLS across hosts needs CollNet and is bound by the heads' NICs", "[c
   // 4 H100 hosts of 8 GPUs and 8 NICs of 50 GB/s: NVLS inside each host, 8 heads whose NICs
   // (the network graph's rings, 48 GB/s each) bound the bus bandwidth; latency NVLS's 25 us
   // plus its network figure, 18 (tuning.cc).
-  Hardware hw;
-  hw.nvls = true;
-  hw.nics_per_host = 8;
-  hw.nic_gbps = 50;
-  hw.pci_gbps = 48;
-  TuningInput in{Op::AllReduce, 1ULL << 30, 32, 4, hw};
+  TuningInput in{Op::AllReduce, 1ULL << 30, 32, 4, ndr_node(Arch::Hopper, true)};
   CHECK_FALSE(find(algo_times(in), Algo::Nvls, Proto::Simple).enabled);
   in.hw.collnet = true;
   const AlgoTime& t = find(algo_times(in), Algo::Nvls, Proto::Simple);
