@@ -80,4 +80,27 @@ class PlanBuilder {
   std::vector<std::uint32_t> scratch_;  // a step's dependencies while it is added
 };
 
+// The buffer cut as NVLS and CollNetDirect kernels cut it: per channel, per loop of at most
+// `chunk` bytes, one part per head. Sets the plan's slice size; chunk(c, l, h) adds the piece and
+// returns its id.
+struct HeadChunks {
+  HeadChunks(Plan& plan, int heads, std::uint64_t chunk) : plan_(plan), heads_(heads) {
+    const std::uint64_t biggest = part_size(part_size(plan.bytes, plan.channels, 0), heads, 0);
+    loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
+    plan.slice_bytes = part_size(biggest, loops, 0);
+  }
+  int chunk(PlanBuilder& b, int c, std::uint64_t l, int h) const {
+    const std::uint64_t share = part_size(plan_.bytes, plan_.channels, c);
+    const std::uint64_t part = part_size(share, heads_, h);
+    return b.add_chunk(part_offset(plan_.bytes, plan_.channels, c) + part_offset(share, heads_, h) +
+                           part_offset(part, loops, l),
+                       part_size(part, loops, l));
+  }
+  std::uint64_t loops = 1;
+
+ private:
+  const Plan& plan_;
+  int heads_;
+};
+
 }  // namespace fabricsim::collectives

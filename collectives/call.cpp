@@ -36,6 +36,8 @@ std::string_view name(Algo algo) {
       return "nvlstree";
     case Algo::CollNetChain:
       return "collnetchain";
+    case Algo::CollNetDirect:
+      return "collnetdirect";
     case Algo::P2P:
       return "p2p";
   }

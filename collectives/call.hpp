@@ -12,8 +12,9 @@ enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll
 // Auto lets the tuning model (tuning.hpp) decide, as NCCL does when NCCL_ALGO is unset.
 // NvlsTree: NVLS inside hosts and a tree between them (multi-node Hopper+). CollNetChain: a
 // chain inside hosts whose head reduces across hosts in the network's switches (InfiniBand
-// SHARP). P2P: grouped send/recv (all-to-all).
-enum class Algo { Auto, Ring, Tree, Nvls, NvlsTree, CollNetChain, P2P };
+// SHARP); CollNetDirect: every GPU sends each NIC head its part over NVLink, the heads reduce
+// across hosts in the switches. P2P: grouped send/recv (all-to-all).
+enum class Algo { Auto, Ring, Tree, Nvls, NvlsTree, CollNetChain, CollNetDirect, P2P };
 enum class Proto { Auto, LL, LL128, Simple };
 enum class Arch { Volta, Ampere, Hopper, Blackwell };
 enum class IntraLink { NVLink, PCI };

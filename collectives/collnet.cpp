@@ -1,5 +1,6 @@
 #include "collectives/collnet.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace fabricsim::collectives {
@@ -39,6 +40,68 @@ void build_collnet_chain_allreduce(PlanBuilder& b, Plan& plan, const RankLayout&
         for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
           b.send(chain[i], chain[i + 1], c, id, got);
           got = b.recv(chain[i + 1], chain[i], c, id, Combine::Copy);
+        }
+      }
+    }
+  }
+}
+
+std::vector<int> collnet_direct_heads(const Hosts& hosts, const RankLayout& layout, int host) {
+  std::vector<int> heads;
+  std::vector<int> rails;
+  for (const int r : hosts.ranks[static_cast<std::size_t>(host)]) {
+    const int rail = layout.ranks[static_cast<std::size_t>(r)].nic;
+    if (std::find(rails.begin(), rails.end(), rail) != rails.end()) continue;
+    rails.push_back(rail);
+    heads.push_back(r);
+  }
+  // By rail, so that head h of every host sits on the same rail.
+  std::vector<std::size_t> order(heads.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return rails[a] < rails[b]; });
+  std::vector<int> sorted;
+  for (const std::size_t i : order) sorted.push_back(heads[i]);
+  if (sorted.size() > 8) sorted.resize(8);
+  return sorted;
+}
+
+void build_collnet_direct_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& layout,
+                                    const Hosts& hosts, std::uint64_t chunk) {
+  const int nch = plan.channels;
+  const int nhosts = static_cast<int>(hosts.ranks.size());
+  std::vector<std::vector<int>> heads(static_cast<std::size_t>(nhosts));
+  for (int h = 0; h < nhosts; ++h) heads[h] = collnet_direct_heads(hosts, layout, h);
+  const int nheads = static_cast<int>(heads.front().size());
+  const int first_agent = plan.n_ranks + static_cast<int>(plan.switch_host.size());
+  const HeadChunks pieces(plan, nheads, chunk);
+  std::vector<std::uint32_t> parts, sums;
+  for (int c = 0; c < nch; ++c) {
+    for (std::uint64_t l = 0; l < pieces.loops; ++l) {
+      for (int k = 0; k < nheads; ++k) {
+        const int id = pieces.chunk(b, c, l, k);
+        const int agent = first_agent + c * nheads + k;
+        sums.clear();
+        for (int h = 0; h < nhosts; ++h) {
+          const int head = heads[h][k];
+          parts.clear();
+          for (const int r : hosts.ranks[h]) {
+            if (r == head) continue;
+            b.send(r, head, c, id);
+            parts.push_back(b.recv(head, r, c, id, Combine::Reduce));
+          }
+          b.send(head, agent, c, id, parts);
+          sums.push_back(b.recv(agent, head, c, id, Combine::Reduce));
+        }
+        for (int h = 0; h < nhosts; ++h) b.send(agent, heads[h][k], c, id, sums);
+        for (int h = 0; h < nhosts; ++h) {
+          const int head = heads[h][k];
+          const std::uint32_t total = b.recv(head, agent, c, id, Combine::Copy);
+          for (const int r : hosts.ranks[h]) {
+            if (r == head) continue;
+            b.send(head, r, c + nch, id, total);
+            b.recv(r, head, c + nch, id, Combine::Copy);
+          }
         }
       }
     }

@@ -46,7 +46,7 @@ NetGraph net_graph(const Hardware& hw, int ranks_per_node) {
   const double path = hw.pci_gbps > 0 ? std::min(hw.nic_gbps, hw.pci_gbps) : hw.nic_gbps;
   NetGraph g;
   const std::span<const double> speeds = speeds_of(hw.arch);
-  g.ring_gbps = ring_speed(speeds, path);
+  g.ring_gbps = g.path_gbps = ring_speed(speeds, path);
   // One ring per NIC in use (a path fast enough for several rings at this speed takes more).
   const int nics = std::clamp(std::min(hw.nics_per_host, ranks_per_node), 1, kMaxChannels / 4);
   const int per_nic = std::max(1, static_cast<int>(std::floor(path / g.ring_gbps)));

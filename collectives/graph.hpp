@@ -18,6 +18,7 @@
 namespace fabricsim::collectives {
 
 struct NetGraph {
+  double path_gbps = 0;        // the search's speed for one NIC's GPU path (before duplication)
   int rings = 0;               // rings the search found (after ncclTopoDupChannels)
   double ring_gbps = 0;        // bandwidth of each (bwIntra = bwInter for these graphs)
   int channels = 0;            // channels the kernels run (connect's duplication)

@@ -73,22 +73,24 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
     }
     if (call.channels == 1) fail(call, "NVLSTree needs at least 2 channels");
   }
-  if (call.algo == Algo::CollNetChain) {
-    if (call.op != Op::AllReduce) fail(call, "CollNetChain is modeled for all-reduce only");
+  if (call.algo == Algo::CollNetDirect && layout.hw.intra != IntraLink::NVLink) {
+    fail(call, "NCCL runs CollNetDirect on NVSwitch hosts only");
+  }
+  if (call.algo == Algo::CollNetChain || call.algo == Algo::CollNetDirect) {
+    if (call.op != Op::AllReduce) fail(call, "CollNet is modeled for all-reduce only");
     if (!layout.hw.collnet) {
       fail(call, "CollNet needs switches that reduce (cluster.sharp) and collectives.collnet");
     }
     if (hosts.ranks.size() < 2) fail(call, "CollNet needs ranks on two hosts or more");
     for (const std::vector<int>& h : hosts.ranks) {
       if (h.size() != hosts.ranks.front().size()) {
-        fail(call, "CollNetChain needs the same GPU count on every host");
+        fail(call, "CollNet needs the same GPU count on every host");
       }
     }
-    if (hosts.ranks.front().size() > 8) {
-      fail(call, "NCCL runs CollNetChain with at most 8 GPUs per host");
-    }
+    if (hosts.ranks.front().size() > 8)
+      fail(call, "NCCL runs CollNet with at most 8 GPUs per host");
     if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
-      fail(call, "CollNetChain supports the Simple protocol only");
+      fail(call, "CollNet supports the Simple protocol only");
     }
   }
   if (call.algo == Algo::Nvls) {
@@ -186,6 +188,14 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
   if (plan.algo == Algo::CollNetChain) {
     for (int c = 0; c < plan.channels; ++c) plan.sharp_rails.push_back(channel_rail(hosts, c));
   }
+  if (plan.algo == Algo::CollNetDirect) {
+    // One aggregation agent per channel and head, on the head's rail.
+    for (int c = 0; c < plan.channels; ++c) {
+      for (const int head : collnet_direct_heads(hosts, layout, 0)) {
+        plan.sharp_rails.push_back(layout.ranks[head].nic);
+      }
+    }
+  }
   if (plan.algo == Algo::Nvls && hosts.ranks.size() > 1) {
     // One aggregation agent per channel and head, on the head's rail.
     for (int c = 0; c < plan.channels; ++c) {
@@ -223,6 +233,13 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
                                 nvls_setup(layout.hw, static_cast<int>(hosts.ranks.size()), ppn),
                                 nvls_gbps);
   };
+  const auto direct_chunk = [&]() -> std::uint64_t {
+    if (call.chunk_bytes > 0) return call.chunk_bytes;
+    const int ppn = static_cast<int>(hosts.ranks.front().size());
+    return collnet_direct_chunk(call.bytes, plan.channels,
+                                static_cast<int>(collnet_direct_heads(hosts, layout, 0).size()),
+                                ppn, layout.hw.buffsize);
+  };
   const auto collnet_chunk = [&]() -> std::uint64_t {
     if (call.chunk_bytes > 0) return call.chunk_bytes;
     return collnet_chain_chunk(call.bytes, plan.channels,
@@ -233,6 +250,7 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
   const auto piece = [&]() -> std::uint64_t {
     if (plan.algo == Algo::NvlsTree) return tree_chunk();
     if (plan.algo == Algo::CollNetChain) return collnet_chunk();
+    if (plan.algo == Algo::CollNetDirect) return direct_chunk();
     if (plan.algo == Algo::Nvls && hosts.ranks.size() > 1) return nvls_sharp_chunk();
     if (plan.algo == Algo::Ring && plan.op != Op::Broadcast && plan.op != Op::Reduce) {
       return chunk(true) / static_cast<std::uint64_t>(chunk_steps(plan.op, plan.algo, plan.proto) /
@@ -267,6 +285,9 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
       break;
     case Algo::CollNetChain:
       build_collnet_chain_allreduce(b, plan, layout, hosts, collnet_chunk());
+      break;
+    case Algo::CollNetDirect:
+      build_collnet_direct_allreduce(b, plan, layout, hosts, direct_chunk());
       break;
     case Algo::P2P:
       if (plan.op == Op::AllToAll) {

@@ -152,6 +152,19 @@ std::uint64_t collnet_chain_chunk(std::uint64_t bytes, int channels, int ppn,
   return chunk;
 }
 
+std::uint64_t collnet_direct_chunk(std::uint64_t bytes, int channels, int heads, int ppn,
+                                   std::uint64_t buffsize) {
+  std::uint64_t chunk = buffsize / kNcclSteps;
+  const std::uint64_t ops =
+      static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(heads);
+  const std::uint64_t depth = ppn > 1 ? 2 : 1;  // connect.cc: 1 when a GPU has no peers
+  const auto per_op = [&] { return bytes / (ops * chunk); };
+  while (per_op() < depth * 64 && chunk > 131072) chunk /= 2;
+  while (per_op() < depth * 8 && chunk > 65536) chunk /= 2;
+  while (per_op() < depth * 8 && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
 std::uint64_t tree_ll128_chunk(std::uint64_t chunk, std::uint64_t bytes, int channels, int ranks,
                                int nodes) {
   const double ppn = static_cast<double>(ranks) / nodes;
@@ -192,6 +205,8 @@ double hw_latency_us(Algo a, Proto p, Hop h) {
   // CollNetChain defines Simple only; its network figure is the whole in-network reduction.
   static constexpr std::array<Row, 3> kCollNetChain{Row{0, 0, 2.8}, Row{0, 0, 2.8},
                                                     Row{0, 0, 30.0}};
+  static constexpr std::array<Row, 3> kCollNetDirect{Row{0, 0, 3.7}, Row{0, 0, 3.7},
+                                                     Row{0, 0, 31.0}};
   const auto hop = static_cast<std::size_t>(h);
   switch (a) {
     case Algo::Tree:
@@ -205,6 +220,8 @@ double hw_latency_us(Algo a, Proto p, Hop h) {
       return kNvlsTree[hop][index(p)];
     case Algo::CollNetChain:
       return kCollNetChain[hop][index(p)];
+    case Algo::CollNetDirect:
+      return kCollNetDirect[hop][index(p)];
     default:
       return 0.0;
   }

@@ -38,6 +38,11 @@ std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink,
 // 32 KiB); the chain's depth is its GPUs per host. enqueue.cc (NCCL 2.18.1 and 2.30.7 alike).
 std::uint64_t collnet_chain_chunk(std::uint64_t bytes, int channels, int ppn,
                                   std::uint64_t buffsize = kDefaultBuffsize);
+// CollNetDirect's chunk: one Simple step, halved while the message is under depth x 64
+// chunks per (channel, head) (down to 128 KiB), then depth x 8 (down to 64, then 32 KiB); depth
+// 2, 1 with one GPU per host (enqueue.cc, connect.cc; NCCL 2.30.7).
+std::uint64_t collnet_direct_chunk(std::uint64_t bytes, int channels, int heads, int ppn,
+                                   std::uint64_t buffsize = kDefaultBuffsize);
 // Tree LL128 shrinks its chunk so that a message fills the tree's pipeline: halved while the
 // message is under (1 + log2(nodes) + 0.1 ppn) x 64 / ppn chunks per channel (down to
 // 128 KiB), then x 16 (down to 32 KiB). enqueue.cc calcCollChunking (NVIDIA/nccl @ 5067397c).

@@ -261,6 +261,52 @@ AlgoTime collnet_chain_time(const TuningInput& in, Proto p) {
   return t;
 }
 
+// CollNetDirect (tuning.cc, 2.30): its graph (search.cc, the COLLNET_DIRECT pattern) has one
+// channel per head, a GPU next to a NIC, at most 8 (and at most the node's GPUs); each runs at
+// the speed the head's NIC path carries, as NVLink leaves room for it: a GPU carries twice its
+// channel's speed over NVLink (its own head's part in and out, an eighth of every other head's
+// each way), far below NVLink. ncclTopoDupChannels then doubles the channels as for rings, up
+// to that maximum, dividing their speed. busBw = channels x speed, divided by NCCL's GPU-per-
+// channel factor and x 0.85 on Hopper and later, algbw half of it. Latency: 2 (min(1, ppn - 1)
+// x 3.7 us + (ppn - 1) x 0.4 us of arity) + the network's reduction, 31 us. NVSwitch hosts only, at
+// most 8 GPUs each.
+int collnet_heads(const TuningInput& in, int ppn) {
+  return std::min({ppn, in.hw.nics_per_host > 0 ? in.hw.nics_per_host : ppn, 8});
+}
+
+AlgoTime collnet_direct_time(const TuningInput& in, Proto p) {
+  const int n = in.n_ranks, nodes = in.n_nodes;
+  const int ppn = n / std::max(nodes, 1);
+  const Channels ch = channels_of(in);
+  AlgoTime t{Algo::CollNetDirect, p,
+             in.hw.collnet && p == Proto::Simple && in.op == Op::AllReduce && nodes > 1 &&
+                 ppn <= 8 && n % nodes == 0 && in.hw.intra == IntraLink::NVLink,
+             ch.run};
+  const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
+  t.latency_us = base_latency_us(Algo::CollNetDirect, p) +
+                 2 * (std::min(1, ppn - 1) * hw_latency_us(Algo::CollNetDirect, p, intra_hop) +
+                      (ppn - 1) * 0.4) +
+                 net_latency(in, ppn == 1 ? Algo::Tree : Algo::CollNetDirect, p);
+  if (!t.enabled) return t;
+  const int heads = collnet_heads(in, ppn);
+  double speed = in.hw.nic_gbps > 0 ? net_graph(in.hw, ppn).path_gbps
+                                    : in.hw.bw_inter_gbps * in.hw.max_channels / heads;
+  int channels = heads;
+  const bool sm90 = in.hw.arch == Arch::Hopper || in.hw.arch == Arch::Blackwell;
+  if (speed >= 25.0 && !(sm90 && speed < 50.0 && channels > 4)) {
+    const int dup = std::min(2 * channels, std::min(ppn, 8));
+    speed /= (dup + channels - 1) / channels;
+    channels = dup;
+  }
+  double bus = channels * speed;
+  double factor = static_cast<double>(ppn) / channels;  // GPUs per channel
+  factor -= (factor - 1) / 2;
+  bus /= factor;
+  if (in.hw.arch == Arch::Hopper || in.hw.arch == Arch::Blackwell) bus *= 0.85;
+  t.algbw_gbps = 0.5 * bus;
+  return t;
+}
+
 }  // namespace
 
 double nvls_efficiency(Arch a) {
@@ -295,6 +341,7 @@ std::vector<AlgoTime> algo_times(const TuningInput& in) {
     out.push_back(nvls_time(in, p));
     out.push_back(nvls_tree_time(in, p));
     out.push_back(collnet_chain_time(in, p));
+    out.push_back(collnet_direct_time(in, p));
   }
   for (AlgoTime& t : out) {
     t.time_us = t.latency_us + static_cast<double>(in.bytes) / (1000.0 * t.algbw_gbps);
@@ -304,6 +351,23 @@ std::vector<AlgoTime> algo_times(const TuningInput& in) {
 }
 
 int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels) {
+  if (algo == Algo::CollNetDirect) {
+    // enqueue.cc's CollNet channel tuning: from 16 channels down, every channel's heads need
+    // 640 threads x 512 bytes; the threshold halves each time the count passes 1.5 x a power
+    // of two on the way.
+    const int heads = collnet_heads(in, in.n_ranks / std::max(in.n_nodes, 1));
+    std::uint64_t threshold = 512;
+    bool short_of = true;
+    for (int sw = 16; sw >= 1 && short_of; sw /= 2) {
+      while ((short_of = in.bytes < static_cast<std::uint64_t>(channels) * 640 *
+                                        static_cast<std::uint64_t>(heads) * threshold) &&
+             channels > sw) {
+        if (channels == sw + sw / 2) threshold /= 2;
+        --channels;
+      }
+    }
+    return channels;
+  }
   if (algo != Algo::Ring && algo != Algo::Tree && algo != Algo::CollNetChain) return channels;
   // maxThreads per (algo, proto) and bytes-per-thread thresholds (nccl-facts.md §1, §4). Tree
   // shrinks with the same maxThreads as ring (LL 512, LL128 640, Simple 512:
@@ -355,15 +419,6 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net, int
 Choice choose(const TuningInput& in, Algo algo, Proto proto) {
   // NCCL_PROTO=simple as the transport's plugin sets it (collectives/transport.cpp).
   if (proto == Proto::Auto && transport_facts(in.hw.transport).simple_only) proto = Proto::Simple;
-  if (algo == Algo::Auto && in.hw.collnet && !in.hw.nvls && in.hw.intra == IntraLink::NVLink &&
-      in.n_nodes > 1) {
-    // NCCL weighs CollNetDirect on NVSwitch hosts, which is not modelled. With NVLS it is left
-    // out: NCCL's formulas rate NVLS with SHARP above it there, by our estimate of the graphs
-    // they read (UNVERIFIED; docs/collectives.md, "CollNet").
-    throw PlanError(
-        "tuning: with CollNet on NVSwitch hosts without NVLS NCCL also weighs "
-        "CollNetDirect, which is not modelled: name the algorithm (collectives.algo)");
-  }
   const AlgoTime* best = nullptr;
   const std::vector<AlgoTime> times = algo_times(in);
   for (const AlgoTime& t : times) {

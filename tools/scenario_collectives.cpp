@@ -183,13 +183,14 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   using collectives::Proto;
   s.op = parse_op(c.choice("op"));
   const std::string algo = c.choice("algo");
-  s.algo = algo == "ring"           ? Algo::Ring
-           : algo == "tree"         ? Algo::Tree
-           : algo == "nvls"         ? Algo::Nvls
-           : algo == "nvlstree"     ? Algo::NvlsTree
-           : algo == "collnetchain" ? Algo::CollNetChain
-           : algo == "p2p"          ? Algo::P2P
-                                    : Algo::Auto;
+  s.algo = algo == "ring"            ? Algo::Ring
+           : algo == "tree"          ? Algo::Tree
+           : algo == "nvls"          ? Algo::Nvls
+           : algo == "nvlstree"      ? Algo::NvlsTree
+           : algo == "collnetchain"  ? Algo::CollNetChain
+           : algo == "collnetdirect" ? Algo::CollNetDirect
+           : algo == "p2p"           ? Algo::P2P
+                                     : Algo::Auto;
   const std::string proto = c.choice("proto");
   s.proto = proto == "ll"       ? Proto::LL
             : proto == "ll128"  ? Proto::LL128
@@ -245,10 +246,10 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   s.redop = c.choice("redop");
 
   read_comm_model(c, topo, gpu, s.hw, s.exec);
-  if (s.algo == Algo::CollNetChain && !s.hw.collnet) {
-    c.fail_key("algo",
-               "collnetchain reduces in the switches: it needs collectives.collnet: true "
-               "(NCCL_COLLNET_ENABLE) on a cluster with sharp: true");
+  if ((s.algo == Algo::CollNetChain || s.algo == Algo::CollNetDirect) && !s.hw.collnet) {
+    c.fail_key("algo", fmt::format("{} reduces in the switches: it needs collectives.collnet: "
+                                   "true (NCCL_COLLNET_ENABLE) on a cluster with sharp: true",
+                                   algo));
   }
   if (s.channels > s.hw.max_channels) {
     c.fail_key("channels",

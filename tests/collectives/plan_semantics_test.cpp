@@ -211,6 +211,38 @@ TEST_CASE("NVLS across hosts: NVLS in every host, the heads' sums reduced in the
   CHECK_THROWS_AS(make_plan(call, layout_hosts(8, 4, true)), PlanError);
 }
 
+TEST_CASE("CollNetDirect all-reduce: the heads reduce their parts, the switches the hosts'",
+          "[collectives]") {
+  for (int hosts : {2, 3}) {
+    for (int ppn : {1, 2, 4, 8}) {
+      for (int channels : {1, 2}) {
+        Call call{.op = Op::AllReduce,
+                  .bytes = 1 << 20,
+                  .algo = Algo::CollNetDirect,
+                  .channels = channels,
+                  .chunk_bytes = 16384};
+        RankLayout layout = layout_hosts(hosts * ppn, ppn);
+        layout.hw.collnet = true;
+        check_semantics(call, layout);
+        const Plan plan = make_plan(call, layout);
+        REQUIRE(plan.sharp_rails.size() == static_cast<std::size_t>(channels * ppn));
+      }
+    }
+  }
+  // Two GPUs per NIC: one head per NIC, each on its rail.
+  RankLayout shared = layout_hosts(16, 8);
+  for (RankInfo& r : shared.ranks) r.nic = r.local / 2;
+  shared.hw.collnet = true;
+  const Call call{.op = Op::AllReduce,
+                  .bytes = 1 << 20,
+                  .algo = Algo::CollNetDirect,
+                  .channels = 2,
+                  .chunk_bytes = 16384};
+  check_semantics(call, shared);
+  const Plan plan = make_plan(call, shared);
+  CHECK(plan.sharp_rails == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
+}
+
 TEST_CASE("CollNetChain is refused where NCCL would not run it", "[collectives]") {
   RankLayout two = layout_hosts(16, 8);
   const Call call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::CollNetChain};

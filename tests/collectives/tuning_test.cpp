@@ -430,9 +430,6 @@ TEST_CASE("CollNetChain is tuned as NCCL's model tunes it, and only when CollNet
   // Its channels shrink for small messages at 640 threads x 512 bytes each.
   CHECK(tuned_channels(TuningInput{Op::AllReduce, 640 * 512 * 3, 32, 4, in.hw}, Algo::CollNetChain,
                        Proto::Simple, 16) == 3);
-  // On NVSwitch hosts without NVLS NCCL would weigh CollNetDirect, not modelled: auto is
-  // refused, a named algorithm is not.
-  CHECK_THROWS_AS(choose(in), PlanError);
   CHECK(choose(in, Algo::CollNetChain).algo == Algo::CollNetChain);
 }
 
@@ -462,4 +459,36 @@ TEST_CASE("CollNetChain's chunk shrinks as NCCL's does for short messages", "[co
   CHECK(collnet_chain_chunk(1ULL << 20, 16, 8) == 32 * 1024);
   // One step of NCCL_BUFFSIZE at most.
   CHECK(collnet_chain_chunk(8ULL << 30, 16, 8, 1 << 20) == 128 * 1024);
+}
+
+TEST_CASE("CollNetDirect is tuned as NCCL's model tunes it", "[collectives]") {
+  // 4 H100 hosts of 8 GPUs and 8 NICs (rings of 48 GB/s): 8 heads x 48 GB/s, one GPU per NIC
+  // (factor 1), x 0.85 on Hopper, halved: 163.2 GB/s. Latency 2 x (3.7 + 7 x 0.4) + 31.
+  TuningInput in{Op::AllReduce, 1ULL << 30, 32, 4, ndr_node()};
+  CHECK_FALSE(find(algo_times(in), Algo::CollNetDirect, Proto::Simple).enabled);
+  in.hw.collnet = true;
+  const AlgoTime& t = find(algo_times(in), Algo::CollNetDirect, Proto::Simple);
+  REQUIRE(t.enabled);
+  CHECK(t.algbw_gbps == Approx(0.5 * 8 * 48 * 0.85));
+  CHECK(t.latency_us == Approx(2 * (3.7 + 7 * 0.4) + 31.0));
+  // Four NICs for eight GPUs: four channels of 48 GB/s, doubled to eight of 24 (search.cc,
+  // ncclTopoDupChannels: SM90 keeps its channels only above four), one GPU per channel.
+  TuningInput half = in;
+  half.hw.nics_per_host = 4;
+  CHECK(find(algo_times(half), Algo::CollNetDirect, Proto::Simple).algbw_gbps ==
+        Approx(0.5 * 8 * 24 * 0.85));
+  // Ampere keeps the 15%; PCIe hosts do not run it.
+  TuningInput ampere = in;
+  ampere.hw.arch = Arch::Ampere;
+  CHECK(find(algo_times(ampere), Algo::CollNetDirect, Proto::Simple).algbw_gbps ==
+        Approx(0.5 * 8 * 48));
+  TuningInput pcie = in;
+  pcie.hw.intra = IntraLink::PCI;
+  CHECK_FALSE(find(algo_times(pcie), Algo::CollNetDirect, Proto::Simple).enabled);
+  // enqueue.cc's channel tuning: 16 channels down to 8 until 8 heads x 640 threads x 256 bytes
+  // per channel, then down to 4 below 12 channels' worth at 128 bytes, ...
+  CHECK(tuned_channels(in, Algo::CollNetDirect, Proto::Simple, 16) == 16);
+  TuningInput small = in;
+  small.bytes = 1 << 20;
+  CHECK(tuned_channels(small, Algo::CollNetDirect, Proto::Simple, 16) < 16);
 }

@@ -341,6 +341,11 @@ TEST_CASE("CollNet reduces in the switch: each NIC carries the buffer once each 
   REQUIRE(o.r.net.delivered == o.r.net_bytes);
   const Outcome ring = run(topo, Op::AllReduce, bytes, Algo::Ring, Proto::Simple);
   REQUIRE(o.r.time < ring.r.time);
+  // CollNetDirect with one GPU per host: the same traffic, the head sending straight out.
+  const Outcome direct = run(topo, Op::AllReduce, bytes, Algo::CollNetDirect, Proto::Simple);
+  REQUIRE(direct.r.net_bytes == 2 * 4 * bytes);
+  REQUIRE(seconds(direct.r.time) >= bound);
+  REQUIRE(seconds(direct.r.time) <= bound * 1.15);
 }
 
 TEST_CASE("NVLS across hosts with SHARP: each host sends the buffer once and gets the sum",
