@@ -73,8 +73,18 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
     }
     if (call.channels == 1) fail(call, "NVLSTree needs at least 2 channels");
   }
-  if (call.algo == Algo::CollNetDirect && layout.hw.intra != IntraLink::NVLink) {
-    fail(call, "NCCL runs CollNetDirect on NVSwitch hosts only");
+  if (call.algo == Algo::CollNetDirect) {
+    if (layout.hw.intra != IntraLink::NVLink)
+      fail(call, "NCCL runs CollNetDirect on NVSwitch hosts only");
+    // Head h of every host must reach the same aggregation node: the same rails everywhere.
+    const auto rails = [&](int h) {
+      std::vector<int> out;
+      for (const int r : collnet_direct_heads(hosts, layout, h)) out.push_back(layout.ranks[r].nic);
+      return out;
+    };
+    for (int h = 1; h < static_cast<int>(hosts.ranks.size()); ++h) {
+      if (rails(h) != rails(0)) fail(call, "CollNetDirect needs the same NIC rails on every host");
+    }
   }
   if (call.algo == Algo::CollNetChain || call.algo == Algo::CollNetDirect) {
     if (call.op != Op::AllReduce) fail(call, "CollNet is modeled for all-reduce only");
