@@ -156,8 +156,8 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
   const core::Time now = ctx.now();
   core::Time earliest = core::kTimeMax;
   const std::size_t count = nic.active.size();
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t idx = (nic.rr + i) % count;
+  std::size_t idx = count > 0 ? nic.rr % count : 0;
+  for (std::size_t i = 0; i < count; ++i, idx = idx + 1 == count ? 0 : idx + 1) {
     const std::uint32_t f = nic.active[idx];
     SendState& s = send_[f];
     // Everything (posted) sent: waiting for ACKs or for the app.
@@ -171,14 +171,18 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
     // The rate limiter spaces packets by the last one's size at the current rate, re-timed
     // whenever the rate changes (HPCC-ns3 RdmaHw::ChangeRate): a flow cut to its floor is not
     // held back at that rate once the congestion control has raised it again.
-    core::Time next_send =
-        s.last_wire ? s.last_send + serialization(s.last_wire, std::max<Bps>(1, cc::rate(s.cc)))
-                    : now;
+    core::Time next_send = now;
+    if (s.last_wire) {
+      const Bps rate = std::max<Bps>(1, cc::rate(s.cc));
+      if (rate != s.paced_rate) {
+        s.paced_rate = rate;
+        s.paced_until = s.last_send + serialization(s.last_wire, rate);
+      }
+      next_send = s.paced_until;
+    }
     // The application's limit counts its own bytes: the last packet's payload at that rate.
     const Bps app_rate = (*flows_)[f].max_rate;
-    if (app_rate > 0 && s.last_payload) {
-      next_send = std::max(next_send, s.last_send + serialization(s.last_payload, app_rate));
-    }
+    if (app_rate > 0 && s.last_payload) next_send = std::max(next_send, s.app_until);
     if (next_send > now) {
       // The rate may rise before then on a timer of the congestion control: look again then.
       earliest = std::min({earliest, next_send, cc::next_increase(s.cc)});
@@ -199,6 +203,8 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
     s.last_send = now;
     s.last_wire = out.wire;
     s.last_payload = payload;
+    s.paced_rate = 0;  // the next scan times the next packet
+    if (app_rate > 0) s.app_until = now + serialization(payload, app_rate);
     // When the window will stop the sender after this packet, ask for an ACK now: with
     // ack_every > 1 the receiver would otherwise wait for packets that never come.
     out.ack_req =

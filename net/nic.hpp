@@ -94,16 +94,23 @@ class Nics {
 
  private:
   struct alignas(64) SendState {  // own cache lines: neighbouring flows' senders run elsewhere
-    cc::State cc;
+    // What a scan of the NIC's queue pairs reads first, in the first cache line: most queue
+    // pairs it passes have nothing to send.
     std::uint64_t snd_nxt = 0, snd_una = 0, max_sent = 0;
+    std::uint64_t posted = 0;        // bytes the sender may send (app flows: posted so far)
     core::Time last_send = 0;        // when the last data packet went (pacing)
     std::uint32_t last_wire = 0;     // its wire bytes; 0: nothing sent yet
     std::uint32_t last_payload = 0;  // and its payload
-    core::Time rto_deadline = -1;    // a timeout fires then unless the flow makes progress
-    core::Time rto_event_at = -1;    // the pending kRto event, if any
-    std::uint64_t posted = 0;        // bytes the sender may send (app flows: posted so far)
-    std::uint32_t retries = 0;       // timeouts in a row without an acknowledged byte
+    // Pacing, computed once per packet rather than on every scan of the NIC's queue pairs: the
+    // next packet's time at paced_rate (0: not yet computed), and at the application's limit.
+    Bps paced_rate = 0;
+    core::Time paced_until = 0;
+    core::Time app_until = 0;
+    core::Time rto_deadline = -1;  // a timeout fires then unless the flow makes progress
+    core::Time rto_event_at = -1;  // the pending kRto event, if any
+    std::uint32_t retries = 0;     // timeouts in a row without an acknowledged byte
     bool active = false;
+    cc::State cc;
   };
   struct alignas(64) RecvState {  // own cache line: neighbouring flows' receivers run elsewhere
     std::uint64_t rcv_nxt = 0;
