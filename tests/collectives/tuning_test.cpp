@@ -440,7 +440,7 @@ TEST_CASE("NVLS across hosts needs CollNet and is bound by the heads' NICs", "[c
   TuningInput in{Op::AllReduce, 1ULL << 30, 32, 4, ndr_node(Arch::Hopper, true)};
   CHECK_FALSE(find(algo_times(in), Algo::Nvls, Proto::Simple).enabled);
   in.hw.collnet = true;
-  const AlgoTime& t = find(algo_times(in), Algo::Nvls, Proto::Simple);
+  const AlgoTime t = find(algo_times(in), Algo::Nvls, Proto::Simple);
   REQUIRE(t.enabled);
   CHECK(t.latency_us == Approx(25.0 + 18.0));
   CHECK(t.algbw_gbps <= Approx(8 * 48.0 * 32 / (2.0 * 31)));
@@ -467,7 +467,7 @@ TEST_CASE("CollNetDirect is tuned as NCCL's model tunes it", "[collectives]") {
   TuningInput in{Op::AllReduce, 1ULL << 30, 32, 4, ndr_node()};
   CHECK_FALSE(find(algo_times(in), Algo::CollNetDirect, Proto::Simple).enabled);
   in.hw.collnet = true;
-  const AlgoTime& t = find(algo_times(in), Algo::CollNetDirect, Proto::Simple);
+  const AlgoTime t = find(algo_times(in), Algo::CollNetDirect, Proto::Simple);
   REQUIRE(t.enabled);
   CHECK(t.algbw_gbps == Approx(0.5 * 8 * 48 * 0.85));
   CHECK(t.latency_us == Approx(2 * (3.7 + 7 * 0.4) + 31.0));
