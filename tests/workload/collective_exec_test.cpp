@@ -6,6 +6,7 @@
 #include "collectives/protocol.hpp"
 #include "collectives/whole_transfers.hpp"
 #include "net/topology/build.hpp"
+#include "net/topology/partition.hpp"
 #include "net/wire.hpp"
 
 using namespace fabricsim;
@@ -367,7 +368,18 @@ TEST_CASE("NVLS across hosts with SHARP: each host sends the buffer once and get
 
 TEST_CASE("CollNet chains run alike for every thread count and partition, and need SHARP",
           "[workload][determinism]") {
-  const net::Topology topo = hosts(3, 4, true);
+  // Rails meeting at two spines that reduce: the hosts, leaves and spines spread over LPs.
+  net::RailParams rail;
+  rail.hosts = 4;
+  rail.hosts_per_group = 2;
+  rail.spines = 2;
+  rail.host.gpus = 4;
+  rail.host.nics = 4;
+  rail.host.gpu_link_rate = kNvlink;
+  rail.nic = rail.uplink = {kNic, core::kMicrosecond};
+  rail.sharp = true;
+  const net::Topology topo = net::rail_optimized(rail);
+  REQUIRE(net::partition_groups(topo) > 1);
   const Outcome ref = run(topo, Op::AllReduce, 8ULL << 20, Algo::CollNetChain, Proto::Simple);
   std::uint64_t steps = 0;
   for (const auto& s : ref.plan.steps) steps += s.size();
@@ -385,7 +397,8 @@ TEST_CASE("CollNet chains run alike for every thread count and partition, and ne
     }
   }
   // The same plan on switches that do not reduce.
-  const net::Topology plain = hosts(3, 4);
+  rail.sharp = false;
+  const net::Topology plain = net::rail_optimized(rail);
   REQUIRE_THROWS_WITH(run_collective(plain, config(), ref.plan, rank_layout(plain, {}), {}, {}),
                       Catch::Contains("aggregation nodes"));
 }
