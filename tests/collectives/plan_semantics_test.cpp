@@ -127,26 +127,42 @@ TEST_CASE("NVLSTree sends each head's share across the network once up and once 
   CHECK(across == 2 * s);
 }
 
-TEST_CASE("CollNetChain all-reduce: chains in every host, the sum in the switches",
+TEST_CASE("CollNet all-reduce: chains or heads in every host, the sum in the switches",
           "[collectives]") {
-  for (int hosts : {2, 3, 5}) {
-    for (int ppn : {1, 2, 4, 8}) {
-      for (int channels : {1, 3}) {
-        Call call{.op = Op::AllReduce,
-                  .bytes = 1 << 20,
-                  .algo = Algo::CollNetChain,
-                  .channels = channels,
-                  .chunk_bytes = 16384};
-        RankLayout layout = layout_hosts(hosts * ppn, ppn);
-        layout.hw.collnet = true;
-        check_semantics(call, layout);
-        const Plan plan = make_plan(call, layout);
-        // One aggregation agent per channel, on the channel's rail.
-        REQUIRE(plan.sharp_rails.size() == static_cast<std::size_t>(channels));
-        for (int c = 0; c < channels; ++c) CHECK(plan.sharp_rails[c] == c % ppn);
+  for (Algo algo : {Algo::CollNetChain, Algo::CollNetDirect}) {
+    for (int hosts : {2, 3, 5}) {
+      for (int ppn : {1, 2, 4, 8}) {
+        for (int channels : {1, 3}) {
+          Call call{.op = Op::AllReduce,
+                    .bytes = 1 << 20,
+                    .algo = algo,
+                    .channels = channels,
+                    .chunk_bytes = 16384};
+          RankLayout layout = layout_hosts(hosts * ppn, ppn);
+          layout.hw.collnet = true;
+          check_semantics(call, layout);
+          const Plan plan = make_plan(call, layout);
+          // Chain: one aggregation agent per channel, on the channel's rail. Direct: one per
+          // channel and head, each head on its own NIC.
+          const int agents = algo == Algo::CollNetChain ? channels : channels * ppn;
+          REQUIRE(plan.sharp_rails.size() == static_cast<std::size_t>(agents));
+          for (int k = 0; k < agents; ++k) CHECK(plan.sharp_rails[k] == k % ppn);
+        }
       }
     }
   }
+  // Two GPUs per NIC: one head per NIC, each on its rail.
+  RankLayout shared = layout_hosts(16, 8);
+  for (RankInfo& r : shared.ranks) r.nic = r.local / 2;
+  shared.hw.collnet = true;
+  const Call call{.op = Op::AllReduce,
+                  .bytes = 1 << 20,
+                  .algo = Algo::CollNetDirect,
+                  .channels = 2,
+                  .chunk_bytes = 16384};
+  check_semantics(call, shared);
+  const Plan plan = make_plan(call, shared);
+  CHECK(plan.sharp_rails == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
 }
 
 TEST_CASE("CollNetChain sends each byte to the switches once and gets it back once",
@@ -209,38 +225,6 @@ TEST_CASE("NVLS across hosts: NVLS in every host, the heads' sums reduced in the
   // Without CollNet NVLS stays inside one host.
   const Call call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::Nvls};
   CHECK_THROWS_AS(make_plan(call, layout_hosts(8, 4, true)), PlanError);
-}
-
-TEST_CASE("CollNetDirect all-reduce: the heads reduce their parts, the switches the hosts'",
-          "[collectives]") {
-  for (int hosts : {2, 3}) {
-    for (int ppn : {1, 2, 4, 8}) {
-      for (int channels : {1, 2}) {
-        Call call{.op = Op::AllReduce,
-                  .bytes = 1 << 20,
-                  .algo = Algo::CollNetDirect,
-                  .channels = channels,
-                  .chunk_bytes = 16384};
-        RankLayout layout = layout_hosts(hosts * ppn, ppn);
-        layout.hw.collnet = true;
-        check_semantics(call, layout);
-        const Plan plan = make_plan(call, layout);
-        REQUIRE(plan.sharp_rails.size() == static_cast<std::size_t>(channels * ppn));
-      }
-    }
-  }
-  // Two GPUs per NIC: one head per NIC, each on its rail.
-  RankLayout shared = layout_hosts(16, 8);
-  for (RankInfo& r : shared.ranks) r.nic = r.local / 2;
-  shared.hw.collnet = true;
-  const Call call{.op = Op::AllReduce,
-                  .bytes = 1 << 20,
-                  .algo = Algo::CollNetDirect,
-                  .channels = 2,
-                  .chunk_bytes = 16384};
-  check_semantics(call, shared);
-  const Plan plan = make_plan(call, shared);
-  CHECK(plan.sharp_rails == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
 }
 
 TEST_CASE("CollNetChain is refused where NCCL would not run it", "[collectives]") {

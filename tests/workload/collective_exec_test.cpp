@@ -32,6 +32,21 @@ net::Topology hosts(std::uint32_t n, std::uint32_t gpus, bool sharp = false) {
   return net::single(p);
 }
 
+// Rails of 4 H100s with 4 NICs per host, `per_group` hosts per rail leaf, meeting at two spines
+// (that reduce, with `sharp`).
+net::Topology rails(std::uint32_t n, std::uint32_t per_group, bool sharp = false) {
+  net::RailParams p;
+  p.hosts = n;
+  p.hosts_per_group = per_group;
+  p.spines = 2;
+  p.host.gpus = 4;
+  p.host.nics = 4;
+  p.host.gpu_link_rate = kNvlink;
+  p.nic = p.uplink = {kNic, core::kMicrosecond};
+  p.sharp = sharp;
+  return net::rail_optimized(p);
+}
+
 net::NetworkConfig config() {
   net::NetworkConfig cfg;
   cfg.cc.kind = net::cc::Kind::kNone;
@@ -175,16 +190,7 @@ TEST_CASE("SimAI's fixed latency once per ring step costs one latency per step, 
 
 TEST_CASE("rings through each GPU's own NIC change rail between hosts; NCCL's stay on one",
           "[workload]") {
-  net::RailParams p;
-  p.hosts = 2;
-  p.hosts_per_group = 2;
-  p.spines = 2;
-  p.host.gpus = 4;
-  p.host.nics = 4;
-  p.host.gpu_link_rate = kNvlink;
-  p.nic = {kNic, core::kMicrosecond};
-  p.uplink = {kNic, core::kMicrosecond};
-  const net::Topology topo = net::rail_optimized(p);
+  const net::Topology topo = rails(2, 2);
   const auto spine_bytes = [&](const Outcome& o) {
     std::uint64_t bytes = 0;
     for (net::NodeId v = 0; v < topo.nodes.size(); ++v) {
@@ -369,16 +375,7 @@ TEST_CASE("NVLS across hosts with SHARP: each host sends the buffer once and get
 TEST_CASE("CollNet chains run alike for every thread count and partition, and need SHARP",
           "[workload][determinism]") {
   // Rails meeting at two spines that reduce: the hosts, leaves and spines spread over LPs.
-  net::RailParams rail;
-  rail.hosts = 4;
-  rail.hosts_per_group = 2;
-  rail.spines = 2;
-  rail.host.gpus = 4;
-  rail.host.nics = 4;
-  rail.host.gpu_link_rate = kNvlink;
-  rail.nic = rail.uplink = {kNic, core::kMicrosecond};
-  rail.sharp = true;
-  const net::Topology topo = net::rail_optimized(rail);
+  const net::Topology topo = rails(4, 2, true);
   REQUIRE(net::partition_groups(topo) > 1);
   const Outcome ref = run(topo, Op::AllReduce, 8ULL << 20, Algo::CollNetChain, Proto::Simple);
   std::uint64_t steps = 0;
@@ -397,8 +394,7 @@ TEST_CASE("CollNet chains run alike for every thread count and partition, and ne
     }
   }
   // The same plan on switches that do not reduce.
-  rail.sharp = false;
-  const net::Topology plain = net::rail_optimized(rail);
+  const net::Topology plain = rails(4, 2);
   REQUIRE_THROWS_WITH(run_collective(plain, config(), ref.plan, rank_layout(plain, {}), {}, {}),
                       Catch::Contains("aggregation nodes"));
 }
