@@ -1,6 +1,7 @@
 #include "collectives/collnet.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace fabricsim::collectives {
@@ -47,23 +48,19 @@ void build_collnet_chain_allreduce(PlanBuilder& b, Plan& plan, const RankLayout&
 }
 
 std::vector<int> collnet_direct_heads(const Hosts& hosts, const RankLayout& layout, int host) {
-  std::vector<int> heads;
-  std::vector<int> rails;
+  // (rail, rank) of the first GPU on each rail, by rail: head h of every host on one rail.
+  std::vector<std::pair<int, int>> firsts;
   for (const int r : hosts.ranks[static_cast<std::size_t>(host)]) {
     const int rail = layout.ranks[static_cast<std::size_t>(r)].nic;
-    if (std::find(rails.begin(), rails.end(), rail) != rails.end()) continue;
-    rails.push_back(rail);
-    heads.push_back(r);
+    if (std::none_of(firsts.begin(), firsts.end(),
+                     [&](const auto& f) { return f.first == rail; })) {
+      firsts.emplace_back(rail, r);
+    }
   }
-  // By rail, so that head h of every host sits on the same rail.
-  std::vector<std::size_t> order(heads.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return rails[a] < rails[b]; });
-  std::vector<int> sorted;
-  for (const std::size_t i : order) sorted.push_back(heads[i]);
-  if (sorted.size() > 8) sorted.resize(8);
-  return sorted;
+  std::sort(firsts.begin(), firsts.end());
+  std::vector<int> heads;
+  for (std::size_t i = 0; i < firsts.size() && i < 8; ++i) heads.push_back(firsts[i].second);
+  return heads;
 }
 
 void build_collnet_direct_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& layout,

@@ -174,9 +174,13 @@ double nvls_intra_gbps(const TuningInput& in, int ppn, int nch) {
 int nvls_heads(const TuningInput& in, int ppn) {
   return in.hw.nics_per_host > 0 ? std::min(ppn, in.hw.nics_per_host) : ppn;
 }
-double head_nic_gbps(const TuningInput& in, int ppn, int heads) {
-  return in.hw.nic_gbps > 0 ? net_graph(in.hw, ppn).ring_gbps
-                            : in.hw.bw_inter_gbps * in.hw.max_channels / heads;
+// A head's NIC as NCCL's network graph sees it: its rings' speed after duplication, or with
+// `path` the search's speed for the GPU-NIC path; the hardware's figures when the NICs are
+// unknown.
+double head_nic_gbps(const TuningInput& in, int ppn, int heads, bool path = false) {
+  if (in.hw.nic_gbps <= 0) return in.hw.bw_inter_gbps * in.hw.max_channels / heads;
+  const NetGraph g = net_graph(in.hw, ppn);
+  return path ? g.path_gbps : g.ring_gbps;
 }
 
 AlgoTime nvls_time(const TuningInput& in, Proto p) {
@@ -289,8 +293,7 @@ AlgoTime collnet_direct_time(const TuningInput& in, Proto p) {
                  net_latency(in, ppn == 1 ? Algo::Tree : Algo::CollNetDirect, p);
   if (!t.enabled) return t;
   const int heads = collnet_heads(in, ppn);
-  double speed = in.hw.nic_gbps > 0 ? net_graph(in.hw, ppn).path_gbps
-                                    : in.hw.bw_inter_gbps * in.hw.max_channels / heads;
+  double speed = head_nic_gbps(in, ppn, heads, true);
   int channels = heads;
   const bool sm90 = in.hw.arch == Arch::Hopper || in.hw.arch == Arch::Blackwell;
   if (speed >= 25.0 && !(sm90 && speed < 50.0 && channels > 4)) {

@@ -83,31 +83,6 @@ std::array<double, 4> coords(const Kernel& k) {
 
 // --- CSV ---------------------------------------------------------------------------------
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else if (c != '\r') {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
 constexpr std::array<std::string_view, 15> kColumns = {
     "gpu", "op",       "dtype",  "batch", "m",     "n",       "k",     "heads",
     "seq", "head_dim", "causal", "pass",  "bytes", "time_us", "source"};
@@ -208,7 +183,7 @@ KernelDb KernelDb::parse(std::istream& in, const std::string& file) {
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty() || line == "\r") continue;
-    const std::vector<std::string> f = split_csv(line);
+    const std::vector<std::string> f = core::split_csv(line);
     const auto fail = [&](const std::string& what) {
       throw std::runtime_error(fmt::format("{}:{}: {}", file, line_no, what));
     };

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/input_file.hpp"
 #include "tools/csv.hpp"
 #include "tools/nccl_tests_log.hpp"
 
@@ -117,35 +118,11 @@ std::vector<Measured> load_measured(const std::string& csv_path) {
   return out;
 }
 
-namespace {
-
-// The fields of one CSV line; a quoted field may hold commas and doubled quotes.
-std::vector<std::string> csv_cells(const std::string& line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      cells.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      cells.emplace_back();
-    } else if (c != '\r') {
-      cells.back() += c;
-    }
-  }
-  return cells;
-}
-
-}  // namespace
-
 Measured load_point(const std::string& csv_path, const std::string& point_id, int& ranks) {
   std::ifstream in = open_input(csv_path, "reference points", 16u << 20);
   std::string line;
   std::getline(in, line);
-  const std::vector<std::string> header = csv_cells(line);
+  const std::vector<std::string> header = core::split_csv(line);
   const auto col = [&](const char* name) {
     const auto it = std::find(header.begin(), header.end(), name);
     if (it == header.end()) throw ScenarioError(fmt::format("{}: no column {}", csv_path, name));
@@ -159,7 +136,7 @@ Measured load_point(const std::string& csv_path, const std::string& point_id, in
   int number = 1;
   while (std::getline(in, line)) {
     ++number;
-    std::vector<std::string> cells = csv_cells(line);
+    std::vector<std::string> cells = core::split_csv(line);
     if (cells.empty() || cells[0] != point_id) continue;
     cells.resize(header.size());
     try {

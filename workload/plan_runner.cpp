@@ -507,8 +507,11 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
     if (done_) done_(owner_, ctx, part.instance, part.index);
   }
   if (part.local == kSwitchEnd) return;
+  // Its host's NVSwitch agents (the aggregation agents start on their first data).
+  const auto agents =
+      static_cast<std::uint32_t>(shape.plan.n_ranks + shape.plan.switch_host.size());
   for (std::uint32_t q = inst.part_base + static_cast<std::uint32_t>(shape.plan.n_ranks);
-       q < inst.part_base + inst.parts; ++q) {
+       q < inst.part_base + agents; ++q) {
     if (parts_[q].host == part.host) begin(ctx, q);
   }
 }
