@@ -64,6 +64,34 @@ std::uint32_t PlanBuilder::recv(int at, int from, int channel, int chunk, Combin
   return add(at, std::move(s), deps, rail);
 }
 
+int PlanBuilder::add_bundle(std::vector<int> chunks) {
+  plan_.bundles.push_back(std::move(chunks));
+  return static_cast<int>(plan_.bundles.size() - 1);
+}
+
+std::uint32_t PlanBuilder::send_bundle(int from, int to, int channel, int bundle,
+                                       std::span<const std::uint32_t> deps, int rail) {
+  Step s;
+  s.peer = to;
+  s.dir = Dir::Send;
+  s.channel = channel;
+  s.chunk = plan_.bundles[static_cast<std::size_t>(bundle)].front();
+  s.bundle = bundle;
+  return add(from, std::move(s), deps, rail);
+}
+
+std::uint32_t PlanBuilder::recv_bundle(int at, int from, int channel, int bundle, Combine combine,
+                                       std::span<const std::uint32_t> deps, int rail) {
+  Step s;
+  s.peer = from;
+  s.dir = Dir::Recv;
+  s.combine = combine;
+  s.channel = channel;
+  s.chunk = plan_.bundles[static_cast<std::size_t>(bundle)].front();
+  s.bundle = bundle;
+  return add(at, std::move(s), deps, rail);
+}
+
 int PlanBuilder::rail_for(int a, int b, int channel, int rail_override) const {
   // Aggregation agents in the network's switches are reached through their rail's NIC;
   // NVSwitch agents and same-host peers over NVLink.
@@ -80,7 +108,14 @@ std::uint32_t PlanBuilder::add(int rank, Step step, std::span<const std::uint32_
                                int rail_override) {
   std::vector<Step>& list = plan_.steps[static_cast<std::size_t>(rank)];
   const auto index = static_cast<std::uint32_t>(list.size());
-  step.bytes = plan_.chunks[static_cast<std::size_t>(step.chunk)].bytes;
+  if (step.bundle < 0) {
+    step.bytes = plan_.chunks[static_cast<std::size_t>(step.chunk)].bytes;
+  } else {
+    step.bytes = 0;
+    for (const int c : plan_.bundles[static_cast<std::size_t>(step.bundle)]) {
+      step.bytes += plan_.chunks[static_cast<std::size_t>(c)].bytes;
+    }
+  }
   step.wire_bytes = wire_bytes(plan_.proto, step.bytes);
   step.rail = rail_for(rank, step.peer, step.channel, rail_override);
   const std::uint64_t key =

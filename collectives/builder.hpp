@@ -53,6 +53,13 @@ class PlanBuilder {
   std::uint32_t send(int from, int to, int channel, int chunk, std::uint32_t dep) {
     return send(from, to, channel, chunk, std::span<const std::uint32_t>(&dep, 1));
   }
+  // Several chunks in one message (Step::bundle): a bundle made once serves the send and its
+  // receive. Not for plans built by several builders at once.
+  int add_bundle(std::vector<int> chunks);
+  std::uint32_t send_bundle(int from, int to, int channel, int bundle,
+                            std::span<const std::uint32_t> deps = {}, int rail = kNoRail);
+  std::uint32_t recv_bundle(int at, int from, int channel, int bundle, Combine combine,
+                            std::span<const std::uint32_t> deps = {}, int rail = kNoRail);
 
  private:
   std::uint32_t add(int rank, Step step, std::span<const std::uint32_t> deps, int rail_override);

@@ -38,6 +38,8 @@ std::string_view name(Algo algo) {
       return "collnetchain";
     case Algo::CollNetDirect:
       return "collnetdirect";
+    case Algo::Pat:
+      return "pat";
     case Algo::P2P:
       return "p2p";
   }

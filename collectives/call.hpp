@@ -13,8 +13,10 @@ enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll
 // NvlsTree: NVLS inside hosts and a tree between them (multi-node Hopper+). CollNetChain: a
 // chain inside hosts whose head reduces across hosts in the network's switches (InfiniBand
 // SHARP); CollNetDirect: every GPU sends each NIC head its part over NVLink, the heads reduce
-// across hosts in the switches. P2P: grouped send/recv (all-to-all).
-enum class Algo { Auto, Ring, Tree, Nvls, NvlsTree, CollNetChain, CollNetDirect, P2P };
+// across hosts in the switches. Pat: NCCL's Parallel Aggregated Trees for all-gather and
+// reduce-scatter with one GPU per node (binomial trees over distances 2^d, NCCL 2.23+). P2P:
+// grouped send/recv (all-to-all).
+enum class Algo { Auto, Ring, Tree, Nvls, NvlsTree, CollNetChain, CollNetDirect, Pat, P2P };
 enum class Proto { Auto, LL, LL128, Simple };
 enum class Arch { Volta, Ampere, Hopper, Blackwell };
 enum class IntraLink { NVLink, PCI };

@@ -9,6 +9,7 @@
 #include "collectives/builder.hpp"
 #include "collectives/collnet.hpp"
 #include "collectives/nvls.hpp"
+#include "collectives/pat.hpp"
 #include "collectives/protocol.hpp"
 #include "collectives/ring.hpp"
 #include "collectives/tree.hpp"
@@ -101,6 +102,18 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
       fail(call, "NCCL runs CollNet with at most 8 GPUs per host");
     if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
       fail(call, "CollNet supports the Simple protocol only");
+    }
+  }
+  if (call.algo == Algo::Pat) {
+    if (call.op != Op::AllGather && call.op != Op::ReduceScatter) {
+      fail(call, "PAT runs all-gather and reduce-scatter only");
+    }
+    if (static_cast<int>(hosts.ranks.size()) != n) {
+      fail(call, "PAT needs one GPU per host (NCCL enables it only when nodes = ranks)");
+    }
+    if (layout.hw.nccl_version < 22300) fail(call, "PAT needs NCCL 2.23 or later");
+    if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
+      fail(call, "PAT supports the Simple protocol only");
     }
   }
   if (call.algo == Algo::Nvls) {
@@ -250,6 +263,10 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
                                 static_cast<int>(collnet_direct_heads(hosts, layout, 0).size()),
                                 ppn, layout.hw.buffsize);
   };
+  const auto pat = [&]() -> std::uint64_t {
+    if (call.chunk_bytes > 0) return call.chunk_bytes;
+    return pat_chunk(plan.op, call.bytes, plan.channels, layout.hw.buffsize);
+  };
   const auto collnet_chunk = [&]() -> std::uint64_t {
     if (call.chunk_bytes > 0) return call.chunk_bytes;
     return collnet_chain_chunk(call.bytes, plan.channels,
@@ -260,6 +277,7 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
   const auto piece = [&]() -> std::uint64_t {
     if (plan.algo == Algo::NvlsTree) return tree_chunk();
     if (plan.algo == Algo::CollNetChain) return collnet_chunk();
+    if (plan.algo == Algo::Pat) return pat();
     if (plan.algo == Algo::CollNetDirect) return direct_chunk();
     if (plan.algo == Algo::Nvls && hosts.ranks.size() > 1) return nvls_sharp_chunk();
     if (plan.algo == Algo::Ring && plan.op != Op::Broadcast && plan.op != Op::Reduce) {
@@ -292,6 +310,9 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
       break;
     case Algo::NvlsTree:
       build_nvls_tree_allreduce(b, plan, layout, hosts, tree_chunk());
+      break;
+    case Algo::Pat:
+      build_pat(b, plan, pat());
       break;
     case Algo::CollNetChain:
       build_collnet_chain_allreduce(b, plan, layout, hosts, collnet_chunk());

@@ -41,7 +41,11 @@ struct Step {
   // NVLS kernel has separate buffers and warps for its reduce and gather legs; one FIFO for
   // both would serialize every chunk's round trip through the switch.
   int channel = 0;
-  int chunk = 0;                 // index into Plan::chunks
+  int chunk = 0;  // index into Plan::chunks
+  // A message that carries several chunks at once (PAT packs several peers' pieces into one
+  // FIFO step): Plan::bundles[bundle] lists them, `chunk` is the first and `bytes` their sum.
+  // -1: the step carries `chunk` alone.
+  int bundle = -1;
   std::uint64_t bytes = 0;       // payload
   std::uint64_t wire_bytes = 0;  // payload plus the protocol's flags (LL, LL128)
   int seq = 0;                   // position on its connection
@@ -81,6 +85,7 @@ struct Plan {
   double channel_gbps = 0;
   double channel_net_gbps = 0;
   std::vector<Chunk> chunks;
+  std::vector<std::vector<int>> bundles;  // Step::bundle
   std::vector<std::vector<Step>> steps;
   // Negative: a plan step by step. Otherwise the coarse form of whole_transfers.hpp, which pays
   // this latency (NCCL's modelled latency of the call, us) once before its transfers.

@@ -141,6 +141,13 @@ std::uint64_t nvls_multinode_chunk(std::uint64_t bytes, int channels, int heads,
   return chunk;
 }
 
+std::uint64_t pat_chunk(Op op, std::uint64_t bytes, int channels, std::uint64_t buffsize) {
+  std::uint64_t chunk = buffsize / kNcclSteps;
+  const std::uint64_t fill = op == Op::AllGather ? 32 : 16;
+  while (chunk * static_cast<std::uint64_t>(channels) * fill > bytes && chunk > 65536) chunk /= 2;
+  return chunk;
+}
+
 std::uint64_t collnet_chain_chunk(std::uint64_t bytes, int channels, int ppn,
                                   std::uint64_t buffsize) {
   std::uint64_t chunk = std::min<std::uint64_t>(256 * 1024, buffsize / kNcclSteps);
@@ -189,6 +196,8 @@ double base_latency_us(Algo a, Proto p) {
     case Algo::Ring:
     case Algo::P2P:
       return kRing[index(p)];
+    case Algo::Pat:
+      return 8.0;  // baseLat's PAT row (2.28+; the same 8 us written into the formula before)
     default:
       return 0.0;  // NVLS and CollNet Simple base latency is 0 (CollNet's since 2.21)
   }
@@ -207,6 +216,10 @@ double hw_latency_us(Algo a, Proto p, Hop h) {
                                                     Row{0, 0, 30.0}};
   static constexpr std::array<Row, 3> kCollNetDirect{Row{0, 0, 3.7}, Row{0, 0, 3.7},
                                                      Row{0, 0, 31.0}};
+  // PAT defines Simple only. Its network hop is what NCCL's model charges one: its latency
+  // grows by interLat / 3.5 per log2 step, interLat being the tree's network figure at one GPU
+  // per node (14 us); the rest of a PAT call's latency is per rank (kPatRankLatencyUs).
+  static constexpr std::array<Row, 3> kPat{Row{0, 0, 4.0}, Row{0, 0, 4.0}, Row{0, 0, 14.0 / 3.5}};
   const auto hop = static_cast<std::size_t>(h);
   switch (a) {
     case Algo::Tree:
@@ -222,6 +235,8 @@ double hw_latency_us(Algo a, Proto p, Hop h) {
       return kCollNetChain[hop][index(p)];
     case Algo::CollNetDirect:
       return kCollNetDirect[hop][index(p)];
+    case Algo::Pat:
+      return kPat[hop][index(p)];
     default:
       return 0.0;
   }

@@ -33,6 +33,10 @@ int chunk_steps(Op op, Algo a, Proto p);
 // (NCCL_NVLS_CHUNKSIZE) and P2P 512 KiB over NVLink, 128 KiB otherwise (NCCL_P2P_*_CHUNKSIZE).
 std::uint64_t chunk_payload(Op op, Algo a, Proto p, bool p2p_over_nvlink,
                             std::uint64_t buffsize = kDefaultBuffsize);
+// PAT's chunk: one Simple step, halved (down to 64 KiB) while channels x chunk x 32 (all-gather)
+// or x 16 (reduce-scatter) exceeds the message (enqueue.cc calcCollChunking, 2.23.4 to 2.30.7).
+std::uint64_t pat_chunk(Op op, std::uint64_t bytes, int channels,
+                        std::uint64_t buffsize = kDefaultBuffsize);
 // CollNetChain's chunk: one Simple step, at most 256 KiB, halved while the message is under
 // ppn x 64 chunks per channel (down to 128 KiB), ppn x 8 (down to 64 KiB) and ppn (down to
 // 32 KiB); the chain's depth is its GPUs per host. enqueue.cc (NCCL 2.18.1 and 2.30.7 alike).
@@ -79,5 +83,8 @@ int credits(Op op, Algo a, Proto p);
 // figures (the executor charges the hop's once per connection: a transfer streams its steps).
 double base_latency_us(Algo a, Proto p);
 double hw_latency_us(Algo a, Proto p, Hop h);
+// PAT's latency also has a part linear in the ranks, 2.8 us each (tuning.cc, 2.23.4 to 2.30.7:
+// "Still a linear part"): the kernel steps through every peer distance one operation at a time.
+inline constexpr double kPatRankLatencyUs = 2.8;
 
 }  // namespace fabricsim::collectives

@@ -310,6 +310,24 @@ AlgoTime collnet_direct_time(const TuningInput& in, Proto p) {
   return t;
 }
 
+// PAT (NCCL 2.23+): all-gather and reduce-scatter, Simple only, only when every rank is on a
+// node of its own (ncclPatEnable; NCCL_PAT_ENABLE unset). Its graph is the tree's, so
+// busBw = channels x the tree graph's speed (bwIntra up to two nodes, bwInter beyond), x 0.85 in
+// 2.23 and x 0.75 from 2.24, with no conversion to algbw for these ops. Latency: baseLat 8 +
+// log2(nodes) x interLat / 3.5 (the tree's network figure at one GPU per node) + 2.8 us per rank.
+AlgoTime pat_time(const TuningInput& in, Proto p) {
+  const int n = in.n_ranks, nodes = in.n_nodes;
+  const Channels ch = channels_of(in);
+  AlgoTime t{Algo::Pat, p,
+             p == Proto::Simple && (in.op == Op::AllGather || in.op == Op::ReduceScatter) &&
+                 in.hw.nccl_version >= 22300 && n == nodes && n > 1,
+             ch.run};
+  t.latency_us = base_latency_us(Algo::Pat, p) +
+                 log2i(nodes) * net_latency(in, Algo::Tree, p) / 3.5 + n * kPatRankLatencyUs;
+  t.algbw_gbps = ch.rings * ch.tree_gbps * (in.hw.nccl_version < 22400 ? 0.85 : 0.75);
+  return t;
+}
+
 }  // namespace
 
 double nvls_efficiency(Arch a) {
@@ -345,6 +363,7 @@ std::vector<AlgoTime> algo_times(const TuningInput& in) {
     out.push_back(nvls_tree_time(in, p));
     out.push_back(collnet_chain_time(in, p));
     out.push_back(collnet_direct_time(in, p));
+    out.push_back(pat_time(in, p));
   }
   for (AlgoTime& t : out) {
     t.time_us = t.latency_us + static_cast<double>(in.bytes) / (1000.0 * t.algbw_gbps);

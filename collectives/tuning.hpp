@@ -32,7 +32,7 @@ struct AlgoTime {
   double time_us = 0;
 };
 
-// Every (Ring, Tree, NVLS, NVLSTree, CollNetChain, CollNetDirect) x (LL, LL128, Simple) pair,
+// Every (Ring, Tree, NVLS, NVLSTree, CollNetChain, CollNetDirect, PAT) x (LL, LL128, Simple) pair,
 // enabled or not.
 std::vector<AlgoTime> algo_times(const TuningInput& in);
 

@@ -138,7 +138,7 @@ int cmd_busbw(const std::vector<std::string>& args) {
       "--measured reads it back)")("datatype,d", po::value(&dtype),
                                    "float, half, bfloat16, double, int8, ... (nccl-tests -d)")(
       "algo", po::value(&algo),
-      "auto|ring|tree|nvls|nvlstree|collnetchain|collnetdirect|p2p (NCCL_ALGO)")(
+      "auto|ring|tree|nvls|nvlstree|collnetchain|collnetdirect|pat|p2p (NCCL_ALGO)")(
       "proto", po::value(&proto), "auto|ll|ll128|simple (NCCL_PROTO)")(
       "channels", po::value(&channels), "channels per collective (0: tuning model)")(
       "set", po::value(&sets)->composing(), "override a scenario key: --set network.cc=hpcc")(

@@ -189,6 +189,7 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
            : algo == "nvlstree"      ? Algo::NvlsTree
            : algo == "collnetchain"  ? Algo::CollNetChain
            : algo == "collnetdirect" ? Algo::CollNetDirect
+           : algo == "pat"           ? Algo::Pat
            : algo == "p2p"           ? Algo::P2P
                                      : Algo::Auto;
   const std::string proto = c.choice("proto");
@@ -250,6 +251,22 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
     c.fail_key("algo", fmt::format("{} reduces in the switches: it needs collectives.collnet: "
                                    "true (NCCL_COLLNET_ENABLE) on a cluster with sharp: true",
                                    algo));
+  }
+  if (s.algo == Algo::Pat) {
+    if (s.op != collectives::Op::AllGather && s.op != collectives::Op::ReduceScatter) {
+      c.fail_key("algo", "pat runs allgather and reducescatter only");
+    }
+    if (s.hw.nccl_version < 22300) {
+      c.fail_key("algo", fmt::format("pat needs NCCL 2.23 or later; nccl_version is {}.{}.{}",
+                                     s.hw.nccl_version / 10000, s.hw.nccl_version / 100 % 100,
+                                     s.hw.nccl_version % 100));
+    }
+    if (!s.per_rail && host.gpus > 1) {
+      c.fail_key("algo",
+                 fmt::format("pat needs one GPU per host ({} has {}): cluster.host.gpus: 1, "
+                             "or groups: rail",
+                             host.name, host.gpus));
+    }
   }
   if (s.channels > s.hw.max_channels) {
     c.fail_key("channels",

@@ -370,8 +370,8 @@ constexpr KeyInfo kRows[] = {
     // collectives
     {"collectives", "`op`", "choice: `allreduce`, `allgather`, `reducescatter`, `broadcast`, `reduce`, `alltoall`, `sendrecv`", "`allreduce`",
      "the collective"},
-    {"collectives", "`algo`", "choice: `auto`, `ring`, `tree`, `nvls`, `nvlstree`, `collnetchain`, `collnetdirect`, `p2p`", "`auto`",
-     "algorithm (NCCL_ALGO); `auto`: NCCL's tuning model picks; `nvls` on more than one host is NVLS inside the hosts and the reduction across them in the switches (NCCL_ALGO=NVLS with CollNet): it needs `collnet`; `nvlstree` (NVLS inside hosts, a tree between them) needs NVLS hardware, 2+ hosts with equal GPU counts, all-reduce; `collnetchain` (a chain inside hosts, the reduction across hosts in the switches) and `collnetdirect` (every GPU sends each NIC head its part, the heads reduce across hosts in the switches; NVSwitch hosts) need `collnet`, 2+ hosts with equal GPU counts (at most 8), all-reduce"},
+    {"collectives", "`algo`", "choice: `auto`, `ring`, `tree`, `nvls`, `nvlstree`, `collnetchain`, `collnetdirect`, `pat`, `p2p`", "`auto`",
+     "algorithm (NCCL_ALGO); `auto`: NCCL's tuning model picks; `nvls` on more than one host is NVLS inside the hosts and the reduction across them in the switches (NCCL_ALGO=NVLS with CollNet): it needs `collnet`; `nvlstree` (NVLS inside hosts, a tree between them) needs NVLS hardware, 2+ hosts with equal GPU counts, all-reduce; `collnetchain` (a chain inside hosts, the reduction across hosts in the switches) and `collnetdirect` (every GPU sends each NIC head its part, the heads reduce across hosts in the switches; NVSwitch hosts) need `collnet`, 2+ hosts with equal GPU counts (at most 8), all-reduce; `pat` (binomial trees over peer distances 2^d, log2(n) network hops) runs all-gather and reduce-scatter with one GPU per host, NCCL 2.23+"},
     {"collectives", "`proto`", "choice: `auto`, `ll`, `ll128`, `simple`", "`auto`",
      "protocol (NCCL_PROTO)"},
     {"collectives", "`channels`", "count 0-64, <= `max_channels`", "`0`",

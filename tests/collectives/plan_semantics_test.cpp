@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "collectives/pat.hpp"
 #include "collectives/plan.hpp"
 #include "layouts.hpp"
 #include "symbolic_executor.hpp"
@@ -245,6 +246,86 @@ TEST_CASE("CollNetChain is refused where NCCL would not run it", "[collectives]"
   Call ll = call;
   ll.proto = Proto::LL;
   CHECK_THROWS_AS(make_plan(ll, two), PlanError);
+}
+
+TEST_CASE("PAT all-gather and reduce-scatter deliver every block over binomial trees",
+          "[collectives]") {
+  for (int n : {2, 3, 4, 5, 6, 7, 8, 9, 16, 33, 64}) {
+    for (int channels : {1, 3}) {
+      for (Op op : {Op::AllGather, Op::ReduceScatter}) {
+        // NCCL's chunk packs a rank's small share with others' into one message; a 1 KiB chunk
+        // cuts the larger share into loops of one piece per message.
+        for (std::uint64_t chunk : {std::uint64_t{0}, std::uint64_t{1024}}) {
+          Call call{.op = op,
+                    .algo = Algo::Pat,
+                    .proto = Proto::Simple,
+                    .channels = channels,
+                    .chunk_bytes = chunk};
+          call.bytes = static_cast<std::uint64_t>(n) * channels * (chunk > 0 ? 3000 : 256);
+          check_semantics(call, layout_hosts(n, 1));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("PAT sends (n-1)/n of the buffer, in log2(n) messages when the pieces are small",
+          "[collectives]") {
+  for (int n : {2, 4, 8, 16, 64}) {
+    for (Op op : {Op::AllGather, Op::ReduceScatter}) {
+      const int channels = 2;
+      int dims = 0;
+      while ((1 << dims) < n) ++dims;
+      // Small: 64 B per rank and channel, far below half of NCCL's 512 KiB chunk: each distance
+      // is one message. Large: 1 KiB chunks, three loops: one message per piece.
+      for (const bool small : {true, false}) {
+        Call call{.op = op, .algo = Algo::Pat, .channels = channels};
+        call.chunk_bytes = small ? 0 : 1024;
+        call.bytes = static_cast<std::uint64_t>(n) * channels * (small ? 64 : 3 * 1024);
+        const Plan plan = make_plan(call, layout_hosts(n, 1));
+        const Execution ex = run(plan);
+        REQUIRE(check_result(plan, ex, 0) == "");
+        for (int r = 0; r < n; ++r) {
+          CHECK(ex.sent_bytes[r] == call.bytes / n * (n - 1));
+          const std::uint64_t messages =
+              small ? dims : static_cast<std::uint64_t>(n - 1) * 3;  // per channel
+          CHECK(ex.sends[r] == messages * channels);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("PAT packs as many pieces into a message as fit its chunk", "[collectives]") {
+  // 16 ranks, a chunk of four pieces: distance 1's eight pieces take two messages, distances 2,
+  // 4 and 8 (four, two and one piece) one each.
+  CHECK(pat_per_post(4096, 1024, 16) == 4);
+  CHECK(pat_per_post(4095, 1024, 16) == 2);
+  CHECK(pat_per_post(1 << 19, 64, 16) == 8);  // at most n / 2
+  CHECK(pat_per_post(1024, 1024, 16) == 1);
+  for (Op op : {Op::AllGather, Op::ReduceScatter}) {
+    const Call call{
+        .op = op, .bytes = 16 * 1024, .algo = Algo::Pat, .channels = 1, .chunk_bytes = 4096};
+    const Plan plan = make_plan(call, layout_hosts(16, 1));
+    const Execution ex = run(plan);
+    REQUIRE(check_result(plan, ex, 0) == "");
+    for (int r = 0; r < 16; ++r) CHECK(ex.sends[r] == 5);
+  }
+}
+
+TEST_CASE("PAT is refused where NCCL would not run it", "[collectives]") {
+  const Call call{.op = Op::AllGather, .bytes = 1 << 20, .algo = Algo::Pat};
+  CHECK_NOTHROW(make_plan(call, layout_hosts(8, 1)));
+  CHECK_THROWS_AS(make_plan(call, layout_hosts(16, 2)), PlanError);  // two GPUs per node
+  Call reduce = call;
+  reduce.op = Op::AllReduce;
+  CHECK_THROWS_AS(make_plan(reduce, layout_hosts(8, 1)), PlanError);
+  Call ll = call;
+  ll.proto = Proto::LL;
+  CHECK_THROWS_AS(make_plan(ll, layout_hosts(8, 1)), PlanError);
+  RankLayout old = layout_hosts(8, 1);
+  old.hw.nccl_version = 22203;  // 2.22.3: before PAT
+  CHECK_THROWS_AS(make_plan(call, old), PlanError);
 }
 
 TEST_CASE("all-to-all and send/recv deliver every block", "[collectives]") {

@@ -14,24 +14,30 @@ Mask bit(int r) {
 }
 
 struct Conn {
-  std::vector<int> has_data;  // by seq
-  std::vector<Mask> data;
+  std::vector<int> has_data;            // by seq
+  std::vector<std::vector<Mask>> data;  // per chunk of the message
   std::vector<int> recv_done;
   std::vector<int> parked_recv;  // step index waiting for data, -1
   std::vector<int> parked_send;  // by the seq of the receive it waits for
   std::vector<std::uint64_t> bytes;
-  std::vector<int> chunk;
+  std::vector<std::vector<int>> chunks;
   void grow(std::size_t seq) {
     if (has_data.size() > seq) return;
     has_data.resize(seq + 1, 0);
-    data.resize(seq + 1, 0);
+    data.resize(seq + 1);
     recv_done.resize(seq + 1, 0);
     parked_recv.resize(seq + 1, -1);
     parked_send.resize(seq + 1, -1);
     bytes.resize(seq + 1, 0);
-    chunk.resize(seq + 1, -1);
+    chunks.resize(seq + 1);
   }
 };
+
+// The chunks a step carries: its bundle's, or its own.
+std::vector<int> chunks_of(const Plan& plan, const Step& s) {
+  if (s.bundle < 0) return {s.chunk};
+  return plan.bundles[static_cast<std::size_t>(s.bundle)];
+}
 
 }  // namespace
 
@@ -113,16 +119,18 @@ Execution execute(const Plan& plan, std::vector<std::vector<Mask>> state) {
           continue;
         }
       }
-      const Mask m = state[p][s.chunk];
-      if (m == 0) {
-        ex.error = "participant " + std::to_string(p) + " sends chunk " + std::to_string(s.chunk) +
-                   " it does not hold";
-        break;
+      std::vector<Mask>& out = c.data[s.seq];
+      for (const int ch : chunks_of(plan, s)) {
+        out.push_back(state[p][ch]);
+        if (out.back() == 0) {
+          ex.error = "participant " + std::to_string(p) + " sends chunk " + std::to_string(ch) +
+                     " it does not hold";
+        }
       }
+      if (!ex.error.empty()) break;
       c.has_data[s.seq] = 1;
-      c.data[s.seq] = m;
       c.bytes[s.seq] = s.bytes;
-      c.chunk[s.seq] = s.chunk;
+      c.chunks[s.seq] = chunks_of(plan, s);
       ex.sent_bytes[p] += s.bytes;
       ++ex.sends[p];
       finish(p, i);
@@ -135,23 +143,22 @@ Execution execute(const Plan& plan, std::vector<std::vector<Mask>> state) {
       c.parked_recv[s.seq] = i;
       continue;
     }
-    if (c.bytes[s.seq] != s.bytes || c.chunk[s.seq] != s.chunk) {
+    if (c.bytes[s.seq] != s.bytes || c.chunks[s.seq] != chunks_of(plan, s)) {
       ex.error = "participant " + std::to_string(p) + " step " + std::to_string(i) +
                  " does not match its send (chunk/bytes)";
       break;
     }
-    Mask& mine = state[p][s.chunk];
-    const Mask in = c.data[s.seq];
-    if (s.combine == Combine::Reduce) {
-      if ((mine & in) != 0) {
+    const std::vector<int>& chunks = c.chunks[s.seq];
+    for (std::size_t k = 0; k < chunks.size() && ex.error.empty(); ++k) {
+      Mask& mine = state[p][chunks[k]];
+      const Mask in = c.data[s.seq][k];
+      if (s.combine == Combine::Reduce && (mine & in) != 0) {
         ex.error = "participant " + std::to_string(p) + " reduces chunk " +
-                   std::to_string(s.chunk) + " twice over a rank";
-        break;
+                   std::to_string(chunks[k]) + " twice over a rank";
       }
-      mine |= in;
-    } else {
-      mine = in;
+      mine = s.combine == Combine::Reduce ? mine | in : in;
     }
+    if (!ex.error.empty()) break;
     c.recv_done[s.seq] = 1;
     finish(p, i);
     if (c.parked_send[s.seq] >= 0) ready.emplace_back(s.peer, c.parked_send[s.seq]);

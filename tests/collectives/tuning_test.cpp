@@ -51,6 +51,37 @@ TEST_CASE("trees of one GPU per node lose NCCL's 15%", "[collectives]") {
   CHECK(tree_simple(8) == Approx(0.5 * 176.64 * 0.85));
 }
 
+TEST_CASE("PAT is tuned as NCCL's model tunes it, from 2.23 and at one GPU per node",
+          "[collectives]") {
+  // Hopper defaults, 16 nodes of one GPU: 16 channels of 12 GB/s (bwInter beyond two nodes).
+  // busBw = 16 x 12 x 0.75 (0.85 in 2.23), taken as algbw for all-gather and reduce-scatter;
+  // latency 8 + log2(16) x 14 / 3.5 + 16 x 2.8 (tuning.cc).
+  const auto pat = [](Op op, int ranks, int nodes, int version, std::uint64_t bytes = 1 << 20) {
+    Hardware hw;
+    hw.nccl_version = version;
+    return find(algo_times(TuningInput{op, bytes, ranks, nodes, hw}), Algo::Pat, Proto::Simple);
+  };
+  for (Op op : {Op::AllGather, Op::ReduceScatter}) {
+    const AlgoTime now = pat(op, 16, 16, 23007);
+    CHECK(now.enabled);
+    CHECK(now.algbw_gbps == Approx(16 * 12 * 0.75));
+    CHECK(now.latency_us == Approx(8 + 4 * 14 / 3.5 + 16 * 2.8));
+    CHECK(pat(op, 16, 16, 22304).algbw_gbps == Approx(16 * 12 * 0.85));
+    CHECK_FALSE(pat(op, 16, 16, 22203).enabled);  // 2.22.3: no PAT yet
+    CHECK_FALSE(pat(op, 32, 16, 23007).enabled);  // two GPUs per node
+  }
+  CHECK_FALSE(pat(Op::AllReduce, 16, 16, 23007).enabled);
+  // Auto: PAT's log2 hops win at small sizes on many nodes, the ring at large ones.
+  const auto pick = [](std::uint64_t bytes, int version) {
+    Hardware hw;
+    hw.nccl_version = version;
+    return choose(TuningInput{Op::AllGather, bytes, 16, 16, hw}).algo;
+  };
+  CHECK(pick(64 << 10, 23007) == Algo::Pat);
+  CHECK(pick(64 << 10, 22203) == Algo::Ring);
+  CHECK(pick(std::uint64_t{4} << 30, 23007) == Algo::Ring);
+}
+
 TEST_CASE("multi-node ring latency counts inter-node steps", "[collectives]") {
   // 16 ranks on 2 nodes: 30 steps, 2 of them over the network; Simple intra floor 3 x 1 us.
   const TuningInput in{Op::AllReduce, 1, 16, 2, Hardware{}};

@@ -168,6 +168,36 @@ TEST_CASE("small collectives cost NCCL's latencies, and nothing without them", "
   REQUIRE(seconds(without.r.time) < 1e-6);
 }
 
+TEST_CASE("PAT crosses the network log2(n) times where the ring crosses it n - 1 times",
+          "[workload]") {
+  // 16 hosts of one GPU, a 1 KiB all-gather on one channel: PAT's kernel costs 8 us plus 2.8 us
+  // per rank, and each of its four distances is a GPU step of 4 us (tuning.cc) and a trip over
+  // two 1 us links and both hosts. The ring's fifteen steps each cross the network.
+  const net::Topology topo = hosts(16, 1);
+  const collectives::RankLayout layout = rank_layout(topo, {});
+  const auto time = [&](Algo algo) {
+    const collectives::Call call{
+        .op = Op::AllGather, .bytes = 1024, .algo = algo, .proto = Proto::Simple, .channels = 1};
+    return seconds(
+        run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {}).time);
+  };
+  const double floor = (8 + 16 * 2.8 + 4 * 4.0) * 1e-6;
+  CHECK(time(Algo::Pat) >= floor);
+  CHECK(time(Algo::Pat) <= floor + 4 * 4e-6);
+  CHECK(time(Algo::Ring) >=
+        15 * collectives::hw_latency_us(Algo::Ring, Proto::Simple, collectives::Hop::Net) * 1e-6);
+  for (unsigned threads : {1u, 2u}) {
+    net::RunOptions opt;
+    opt.threads = threads;
+    opt.lps = 4;
+    const Outcome again = run(topo, Op::AllGather, 1 << 20, Algo::Pat, Proto::Simple, {}, opt);
+    const Outcome ref = run(topo, Op::AllGather, 1 << 20, Algo::Pat, Proto::Simple);
+    CAPTURE(threads);
+    CHECK(again.r.time == ref.r.time);
+    CHECK(again.r.net.kernel.events == ref.r.net.kernel.events);
+  }
+}
+
 TEST_CASE("SimAI's fixed latency once per ring step costs one latency per step, not per slice",
           "[workload]") {
   // One host of 8 GPUs, a small Simple ring all-reduce on one channel: 2 x 7 ring steps in a
