@@ -95,6 +95,9 @@ struct Call {
   Algo algo = Algo::Auto;
   Proto proto = Proto::Auto;
   int channels = 0;  // 0: chosen by the tuning model
+  // The reduction is ncclAvg (NCCL runs it as a pre-multiplied sum or a sum then division),
+  // which NCCL's PAT reduce-scatter does not take; the reduction's compute is not modelled.
+  bool average = false;
   std::uint64_t chunk_bytes =
       0;  // 0: NCCL's chunk for the protocol; tests shrink it to force loops
 };

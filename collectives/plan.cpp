@@ -23,6 +23,13 @@ namespace {
                   ", proto " + std::string(name(call.proto)) + "): " + why);
 }
 
+TuningInput tuning_input(const Call& call, const RankLayout& layout, const Hosts& hosts) {
+  TuningInput in{call.op, call.bytes, static_cast<int>(layout.ranks.size()),
+                 static_cast<int>(hosts.ranks.size()), layout.hw};
+  in.average = call.average;
+  return in;
+}
+
 void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) {
   const int n = static_cast<int>(layout.ranks.size());
   if (n == 0) fail(call, "the rank group is empty");
@@ -112,6 +119,9 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
       fail(call, "PAT needs one GPU per host (NCCL enables it only when nodes = ranks)");
     }
     if (layout.hw.nccl_version < 22300) fail(call, "PAT needs NCCL 2.23 or later");
+    if (call.op == Op::ReduceScatter && call.average) {
+      fail(call, "NCCL's PAT reduce-scatter does not take the average (ncclAvg)");
+    }
     if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
       fail(call, "PAT supports the Simple protocol only");
     }
@@ -168,7 +178,7 @@ Choice model_time(const Call& call, const RankLayout& layout) {
                     " (point-to-point): use simulation.fidelity: packet");
   }
   const int n = static_cast<int>(layout.ranks.size());
-  const TuningInput in{call.op, call.bytes, n, static_cast<int>(hosts.ranks.size()), layout.hw};
+  const TuningInput in = tuning_input(call, layout, hosts);
   Choice c = choose(in, call.algo, call.proto);
   if (call.channels > 0) c.channels = call.channels;
   if (n == 1 || call.bytes == 0) c.time_us = 0;
@@ -192,7 +202,7 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
     // UNVERIFIED: NCCL spreads a peer's traffic over NCCL_NCHANNELS_PER_NET_PEER (2) channels.
     plan.channels = call.channels > 0 ? call.channels : 2;
   } else {
-    const TuningInput in{call.op, call.bytes, n, static_cast<int>(hosts.ranks.size()), layout.hw};
+    const TuningInput in = tuning_input(call, layout, hosts);
     const Choice choice = choose(in, call.algo, call.proto);
     plan.algo = choice.algo;
     plan.proto = choice.proto;
@@ -247,7 +257,7 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
   const auto nvls_sharp_chunk = [&]() -> std::uint64_t {
     if (call.chunk_bytes > 0) return call.chunk_bytes;
     const int ppn = static_cast<int>(hosts.ranks.front().size());
-    const TuningInput in{call.op, call.bytes, n, static_cast<int>(hosts.ranks.size()), layout.hw};
+    const TuningInput in = tuning_input(call, layout, hosts);
     double nvls_gbps = 0;
     for (const AlgoTime& t : algo_times(in)) {
       if (t.algo == Algo::Nvls && t.proto == Proto::Simple) nvls_gbps = t.algbw_gbps;

@@ -310,16 +310,18 @@ AlgoTime collnet_direct_time(const TuningInput& in, Proto p) {
   return t;
 }
 
-// PAT (NCCL 2.23+): all-gather and reduce-scatter, Simple only, only when every rank is on a
-// node of its own (ncclPatEnable; NCCL_PAT_ENABLE unset). Its graph is the tree's, so
-// busBw = channels x the tree graph's speed (bwIntra up to two nodes, bwInter beyond), x 0.85 in
-// 2.23 and x 0.75 from 2.24, with no conversion to algbw for these ops. Latency: baseLat 8 +
-// log2(nodes) x interLat / 3.5 (the tree's network figure at one GPU per node) + 2.8 us per rank.
+// PAT (NCCL 2.23+): all-gather and reduce-scatter (not with ncclAvg, enqueue.cc), Simple only,
+// only when every rank is on a node of its own (ncclPatEnable; NCCL_PAT_ENABLE unset). Its graph is
+// the tree's, so busBw = channels x the tree graph's speed (bwIntra up to two nodes, bwInter
+// beyond), x 0.85 in 2.23 and x 0.75 from 2.24, with no conversion to algbw for these ops. Latency:
+// baseLat 8 + log2(nodes) x interLat / 3.5 (the tree's network figure at one GPU per node) + 2.8 us
+// per rank.
 AlgoTime pat_time(const TuningInput& in, Proto p) {
   const int n = in.n_ranks, nodes = in.n_nodes;
   const Channels ch = channels_of(in);
   AlgoTime t{Algo::Pat, p,
-             p == Proto::Simple && (in.op == Op::AllGather || in.op == Op::ReduceScatter) &&
+             p == Proto::Simple &&
+                 (in.op == Op::AllGather || (in.op == Op::ReduceScatter && !in.average)) &&
                  in.hw.nccl_version >= 22300 && n == nodes && n > 1,
              ch.run};
   t.latency_us = base_latency_us(Algo::Pat, p) +

@@ -20,6 +20,7 @@ struct TuningInput {
   // (collectives/transport.hpp); false: as the executor runs it, with the transport's message
   // latency instead (the same on NCCL's IB transport, which reports none).
   bool reported_latency = true;
+  bool average = false;  // Call::average
 };
 
 struct AlgoTime {

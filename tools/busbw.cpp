@@ -106,6 +106,7 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   call.algo = c.algo;
   call.proto = c.proto;
   call.channels = c.channels;
+  call.average = c.redop == "avg";
   if (c.analytical) return model_busbw(ns, call, layout);
   collectives::Plan plan;
   if (c.per_rail) {

@@ -116,8 +116,8 @@ int cmd_busbw(const std::vector<std::string>& args) {
       "are fine)")(
       "op,o", po::value(&op),
       "reduction operator sum|prod|min|max|avg (nccl-tests -o; labels the table, reduction "
-      "compute is not modelled); a collective name here selects the collective, as "
-      "--collective")(
+      "compute is not modelled; avg keeps NCCL's PAT off reduce-scatter); a collective name "
+      "here selects the collective, as --collective")(
       "iters,n", po::value(&ignored),
       "accepted for nccl-tests' command lines, no effect: a simulated size runs once, "
       "deterministically")("warmup_iters,w", po::value(&ignored), "accepted, no effect (as -n)")(

@@ -256,6 +256,9 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
     if (s.op != collectives::Op::AllGather && s.op != collectives::Op::ReduceScatter) {
       c.fail_key("algo", "pat runs allgather and reducescatter only");
     }
+    if (s.op == collectives::Op::ReduceScatter && s.redop == "avg") {
+      c.fail_key("algo", "NCCL's pat reducescatter does not take redop: avg");
+    }
     if (s.hw.nccl_version < 22300) {
       c.fail_key("algo", fmt::format("pat needs NCCL 2.23 or later; nccl_version is {}.{}.{}",
                                      s.hw.nccl_version / 10000, s.hw.nccl_version / 100 % 100,

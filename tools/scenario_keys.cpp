@@ -395,7 +395,7 @@ constexpr KeyInfo kRows[] = {
     {"collectives", "`dtype`", "choice: `float`, `int8`, `uint8`, `int32`, `uint32`, `int64`, `uint64`, `half`, `double`, `bfloat16`, `f8e4m3`, `f8e5m2`", "`float`",
      "element type (nccl-tests names; 1, 2, 4 or 8 bytes)"},
     {"collectives", "`redop`", "choice: `sum`, `prod`, `min`, `max`, `avg`", "`sum`",
-     "the reduction's operator (nccl-tests `-o`), shown in the table's redop column; reduction compute is not modelled, so it changes no time"},
+     "the reduction's operator (nccl-tests `-o`), shown in the table's redop column; reduction compute is not modelled; `avg` keeps NCCL's PAT off reduce-scatter (enqueue.cc), as NCCL does"},
     {"collectives", "`nvls`", "choice: `auto`, `on`, `off`", "`auto`",
      "NVLink SHARP available to the plan; `auto`: when the GPU has it (H100, H200, B200, GB200) and `intra: nvswitch`; `on` elsewhere is an error"},
     {"collectives", "`collnet`", "bool", "`false` (NCCL_COLLNET_ENABLE is off unless set)",

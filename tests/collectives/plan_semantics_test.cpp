@@ -323,6 +323,9 @@ TEST_CASE("PAT is refused where NCCL would not run it", "[collectives]") {
   Call ll = call;
   ll.proto = Proto::LL;
   CHECK_THROWS_AS(make_plan(ll, layout_hosts(8, 1)), PlanError);
+  Call average{.op = Op::ReduceScatter, .bytes = 1 << 20, .algo = Algo::Pat};
+  average.average = true;
+  CHECK_THROWS_AS(make_plan(average, layout_hosts(8, 1)), PlanError);
   RankLayout old = layout_hosts(8, 1);
   old.hw.nccl_version = 22203;  // 2.22.3: before PAT
   CHECK_THROWS_AS(make_plan(call, old), PlanError);

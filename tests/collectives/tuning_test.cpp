@@ -71,6 +71,12 @@ TEST_CASE("PAT is tuned as NCCL's model tunes it, from 2.23 and at one GPU per n
     CHECK_FALSE(pat(op, 32, 16, 23007).enabled);  // two GPUs per node
   }
   CHECK_FALSE(pat(Op::AllReduce, 16, 16, 23007).enabled);
+  // ncclAvg: PAT gathers, but does not reduce-scatter (enqueue.cc).
+  for (Op op : {Op::AllGather, Op::ReduceScatter}) {
+    TuningInput avg{op, 1 << 20, 16, 16, Hardware{}};
+    avg.average = true;
+    CHECK(find(algo_times(avg), Algo::Pat, Proto::Simple).enabled == (op == Op::AllGather));
+  }
   // Auto: PAT's log2 hops win at small sizes on many nodes, the ring at large ones.
   const auto pick = [](std::uint64_t bytes, int version) {
     Hardware hw;
