@@ -322,6 +322,7 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
       build_nvls_tree_allreduce(b, plan, layout, hosts, tree_chunk());
       break;
     case Algo::Pat:
+      plan.extra_latency_us = kPatRankLatencyUs * n;
       build_pat(b, plan, pat());
       break;
     case Algo::CollNetChain:

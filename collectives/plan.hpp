@@ -87,6 +87,9 @@ struct Plan {
   std::vector<Chunk> chunks;
   std::vector<std::vector<int>> bundles;  // Step::bundle
   std::vector<std::vector<Step>> steps;
+  // Paid once before the steps, beyond the algorithm's base latency: PAT's part per rank of its
+  // communicator (kPatRankLatencyUs x ranks), which a merge of groups' plans must keep.
+  double extra_latency_us = 0;
   // Negative: a plan step by step. Otherwise the coarse form of whole_transfers.hpp, which pays
   // this latency (NCCL's modelled latency of the call, us) once before its transfers.
   double merged_latency_us = -1;

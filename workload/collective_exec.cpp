@@ -57,6 +57,7 @@ collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
   out.channel_net_gbps = plans.front().channel_net_gbps;
   out.slice_bytes = plans.front().slice_bytes;
   out.merged_latency_us = plans.front().merged_latency_us;
+  out.extra_latency_us = plans.front().extra_latency_us;
   out.n_ranks = n_ranks;
   out.steps.resize(static_cast<std::size_t>(n_ranks));
   std::vector<char> used(static_cast<std::size_t>(n_ranks), 0);

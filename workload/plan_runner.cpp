@@ -97,9 +97,7 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
     }
     // PAT's kernel walks every peer distance, one operation at a time: NCCL's model charges
     // it per rank; the network hops of its log2(n) distances are the steps' own.
-    if (plan.algo == collectives::Algo::Pat) {
-      s.base_latency += us(collectives::kPatRankLatencyUs * plan.n_ranks);
-    }
+    s.base_latency += us(plan.extra_latency_us);
   }
   const std::size_t parts = plan.steps.size();
   if (parts < static_cast<std::size_t>(plan.n_ranks) ||

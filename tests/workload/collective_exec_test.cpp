@@ -198,6 +198,36 @@ TEST_CASE("PAT crosses the network log2(n) times where the ring crosses it n - 1
   }
 }
 
+TEST_CASE("PAT groups run side by side each pay their own communicator's latency", "[workload]") {
+  // Two rail groups (GPU g of each of 8 hosts, through NIC g) merged into one plan of 16 ranks:
+  // each group is a PAT of 8 ranks, 2.8 us per rank of its own group, whether it runs alone or
+  // beside the other.
+  const net::Topology topo = hosts(8, 2);
+  const collectives::RankLayout layout = rank_layout(topo, {});
+  const collectives::Call call{
+      .op = Op::AllGather, .bytes = 1024, .algo = Algo::Pat, .channels = 1};
+  std::vector<collectives::Plan> plans;
+  std::vector<std::vector<int>> groups(2);
+  for (int g = 0; g < 2; ++g) {
+    collectives::RankLayout sub;
+    sub.hw = layout.hw;
+    for (std::size_t r = 0; r < layout.ranks.size(); ++r) {
+      if (layout.ranks[r].local != g) continue;
+      sub.ranks.push_back(layout.ranks[r]);
+      groups[g].push_back(static_cast<int>(r));
+    }
+    plans.push_back(collectives::make_plan(call, sub));
+  }
+  const collectives::Plan both = merge_plans(plans, groups, 16);
+  const collectives::Plan one = merge_plans({plans[0]}, {groups[0]}, 16);
+  REQUIRE(both.extra_latency_us == Approx(8 * collectives::kPatRankLatencyUs));
+  const core::Time t_both = run_collective(topo, config(), both, layout, {}, {}).time;
+  const core::Time t_one = run_collective(topo, config(), one, layout, {}, {}).time;
+  CHECK(seconds(t_both) == Approx(seconds(t_one)).epsilon(0.02));
+  // 8 us, 8 ranks' 2.8 us and three distances of at most a few us each: not 16 ranks' worth.
+  CHECK(seconds(t_both) < (8 + 8 * collectives::kPatRankLatencyUs + 3 * 8.0) * 1e-6);
+}
+
 TEST_CASE("SimAI's fixed latency once per ring step costs one latency per step, not per slice",
           "[workload]") {
   // One host of 8 GPUs, a small Simple ring all-reduce on one channel: 2 x 7 ring steps in a
