@@ -1,6 +1,9 @@
 #pragma once
-// NCCL's PAT, Parallel Aggregated Trees (NCCL 2.23+: src/include/collectives.h PatAGAlgorithm
-// and PatRSAlgorithm, src/device/all_gather.h and reduce_scatter.h, ncclTransportPatConnect in
+// NCCL's PAT, Parallel Aggregated Trees (S. Jeaugey, "PAT: a new algorithm for all-gather and
+// reduce-scatter operations at scale", arXiv:2506.20252, 2025: Bruck's algorithm with its
+// dimensions reversed, the far distances first, and aggregation bounded by the intermediate
+// buffers; NCCL 2.23+: src/include/collectives.h PatAGAlgorithm and PatRSAlgorithm,
+// src/device/all_gather.h and reduce_scatter.h, ncclTransportPatConnect in
 // src/transport/generic.cc), for all-gather and reduce-scatter on communicators with one GPU per
 // node. Every rank has a connection per distance 2^d (d < ceil(log2 n)) and channel; each block
 // travels a binomial tree over those distances, so a call takes log2(n) network hops where a
