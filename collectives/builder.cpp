@@ -42,26 +42,41 @@ std::uint64_t PlanBuilder::add_channel_loops(std::uint64_t chunk, int owner, int
   return loops;
 }
 
+std::uint64_t PlanBuilder::add_block_loops(std::uint64_t chunk, int slices, bool owners,
+                                           int& base) {
+  const int n = plan_.n_ranks;
+  const int nch = plan_.channels;
+  const std::uint64_t total = plan_.bytes;
+  const std::uint64_t biggest = part_size(part_size(total, n, 0), nch, 0);
+  const std::uint64_t loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
+  base = static_cast<int>(plan_.chunks.size());
+  for (int j = 0; j < n; ++j) {
+    const std::uint64_t block = part_size(total, n, j);
+    for (int c = 0; c < nch; ++c) {
+      const std::uint64_t share = part_size(block, nch, c);
+      const std::uint64_t share_off = part_offset(total, n, j) + part_offset(block, nch, c);
+      for (std::uint64_t l = 0; l < loops; ++l) {
+        const std::uint64_t piece = part_size(share, loops, l);
+        const std::uint64_t piece_off = share_off + part_offset(share, loops, l);
+        for (int s = 0; s < slices; ++s) {
+          add_chunk(piece_off + part_offset(piece, slices, s), part_size(piece, slices, s),
+                    owners ? j : -1);
+        }
+      }
+    }
+  }
+  plan_.slice_bytes = part_size(part_size(biggest, loops, 0), slices, 0);
+  return loops;
+}
+
 std::uint32_t PlanBuilder::send(int from, int to, int channel, int chunk,
                                 std::span<const std::uint32_t> deps, int rail, int slice) {
-  Step s;
-  s.peer = to;
-  s.dir = Dir::Send;
-  s.slice = static_cast<std::uint8_t>(slice);
-  s.channel = channel;
-  s.chunk = chunk;
-  return add(from, std::move(s), deps, rail);
+  return step(from, to, Dir::Send, Combine::None, channel, chunk, -1, deps, rail, slice);
 }
 
 std::uint32_t PlanBuilder::recv(int at, int from, int channel, int chunk, Combine combine,
                                 std::span<const std::uint32_t> deps, int rail) {
-  Step s;
-  s.peer = from;
-  s.dir = Dir::Recv;
-  s.combine = combine;
-  s.channel = channel;
-  s.chunk = chunk;
-  return add(at, std::move(s), deps, rail);
+  return step(at, from, Dir::Recv, combine, channel, chunk, -1, deps, rail, 0);
 }
 
 int PlanBuilder::add_bundle(std::vector<int> chunks) {
@@ -71,25 +86,28 @@ int PlanBuilder::add_bundle(std::vector<int> chunks) {
 
 std::uint32_t PlanBuilder::send_bundle(int from, int to, int channel, int bundle,
                                        std::span<const std::uint32_t> deps, int rail) {
-  Step s;
-  s.peer = to;
-  s.dir = Dir::Send;
-  s.channel = channel;
-  s.chunk = plan_.bundles[static_cast<std::size_t>(bundle)].front();
-  s.bundle = bundle;
-  return add(from, std::move(s), deps, rail);
+  return step(from, to, Dir::Send, Combine::None, channel,
+              plan_.bundles[static_cast<std::size_t>(bundle)].front(), bundle, deps, rail, 0);
 }
 
 std::uint32_t PlanBuilder::recv_bundle(int at, int from, int channel, int bundle, Combine combine,
                                        std::span<const std::uint32_t> deps, int rail) {
+  return step(at, from, Dir::Recv, combine, channel,
+              plan_.bundles[static_cast<std::size_t>(bundle)].front(), bundle, deps, rail, 0);
+}
+
+std::uint32_t PlanBuilder::step(int rank, int peer, Dir dir, Combine combine, int channel,
+                                int chunk, int bundle, std::span<const std::uint32_t> deps,
+                                int rail, int slice) {
   Step s;
-  s.peer = from;
-  s.dir = Dir::Recv;
+  s.peer = peer;
+  s.dir = dir;
   s.combine = combine;
+  s.slice = static_cast<std::uint8_t>(slice);
   s.channel = channel;
-  s.chunk = plan_.bundles[static_cast<std::size_t>(bundle)].front();
+  s.chunk = chunk;
   s.bundle = bundle;
-  return add(at, std::move(s), deps, rail);
+  return add(rank, std::move(s), deps, rail);
 }
 
 int PlanBuilder::rail_for(int a, int b, int channel, int rail_override) const {

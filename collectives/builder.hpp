@@ -44,6 +44,13 @@ class PlanBuilder {
   // `base + c * loops + l`; returns the loop count and sets the plan's slice size.
   std::uint64_t add_channel_loops(std::uint64_t chunk, int owner, int& base);
 
+  // The buffer as the ring and PAT cut it: block j (rank j's part: its all-gather input, its
+  // reduce-scatter result) shared by the channels, each share cut into the same number of loops
+  // of at most `chunk` bytes and each loop into `slices`. Chunk (j, c, l, s) gets index
+  // base + ((j x channels + c) x loops + l) x slices + s, owned by rank j if `owners`. Returns
+  // the loop count and sets the plan's slice size.
+  std::uint64_t add_block_loops(std::uint64_t chunk, int slices, bool owners, int& base);
+
   // `rail` overrides the channel's rail for an inter-host hop (P2P picks the receiver's);
   // `slice` is Step::slice.
   std::uint32_t send(int from, int to, int channel, int chunk,
@@ -62,6 +69,8 @@ class PlanBuilder {
                             std::span<const std::uint32_t> deps = {}, int rail = kNoRail);
 
  private:
+  std::uint32_t step(int rank, int peer, Dir dir, Combine combine, int channel, int chunk,
+                     int bundle, std::span<const std::uint32_t> deps, int rail, int slice);
   std::uint32_t add(int rank, Step step, std::span<const std::uint32_t> deps, int rail_override);
   int rail_for(int a, int b, int channel, int rail_override) const;
 

@@ -56,29 +56,18 @@ void build_pat(PlanBuilder& b, Plan& plan, std::uint64_t chunk) {
   const int n = plan.n_ranks;
   const int nch = plan.channels;
   const bool gather = plan.op == Op::AllGather;
-  const std::uint64_t total = plan.bytes;
-  // Block j is rank j's (all-gather: its input; reduce-scatter: its result), shared by the
-  // channels, each share cut in loops, as the ring cuts it.
-  const std::uint64_t biggest = part_size(part_size(total, n, 0), nch, 0);
-  const std::uint64_t loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
-  const int base = static_cast<int>(plan.chunks.size());
-  for (int j = 0; j < n; ++j) {
-    const std::uint64_t block = part_size(total, n, j);
-    for (int c = 0; c < nch; ++c) {
-      const std::uint64_t share = part_size(block, nch, c);
-      const std::uint64_t share_off = part_offset(total, n, j) + part_offset(block, nch, c);
-      for (std::uint64_t l = 0; l < loops; ++l) {
-        b.add_chunk(share_off + part_offset(share, loops, l), part_size(share, loops, l), j);
-      }
-    }
-  }
+  // Block j is rank j's (all-gather: its input; reduce-scatter: its result), cut as the ring
+  // cuts it, one slice per loop.
+  int base = 0;
+  const std::uint64_t loops = b.add_block_loops(chunk, 1, true, base);
+  const std::uint64_t biggest = part_size(part_size(plan.bytes, n, 0), nch, 0);
   const auto id = [&](int block, int c, std::uint64_t l) {
     const int j = ((block % n) + n) % n;
     return base + static_cast<int>((static_cast<std::uint64_t>(j) * nch + c) * loops + l);
   };
 
   const int per_post = pat_per_post(chunk, biggest, n);
-  plan.slice_bytes = part_size(biggest, loops, 0) * static_cast<std::uint64_t>(per_post);
+  plan.slice_bytes *= static_cast<std::uint64_t>(per_post);
   int depth_agg = per_post;  // deeper FIFOs widen the kernel's stride (NCCL_STEPS slots)
   for (int depth = kNcclSteps; depth > 1 && depth_agg < n / 2; depth /= 2) depth_agg *= 2;
   const int dims = ceil_log2(n);

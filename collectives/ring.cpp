@@ -20,29 +20,10 @@ void build_ring_collective(PlanBuilder& b, Plan& plan, const RankLayout& layout,
                            std::uint64_t chunk, int slices, unsigned threads) {
   const int n = plan.n_ranks;
   const int nch = plan.channels;
-  const std::uint64_t total = plan.bytes;
   // Block j is the part of the buffer rank j ends up owning in reduce-scatter (and
   // contributes in all-gather); each block is shared by the channels, then cut in loops.
-  const std::uint64_t biggest = part_size(part_size(total, n, 0), nch, 0);
-  const std::uint64_t loops = std::max<std::uint64_t>(1, div_up(biggest, chunk));
-  const int owner_known = plan.op == Op::AllReduce ? 0 : 1;
-  const int base = static_cast<int>(plan.chunks.size());
-  for (int j = 0; j < n; ++j) {
-    const std::uint64_t block = part_size(total, n, j);
-    for (int c = 0; c < nch; ++c) {
-      const std::uint64_t share = part_size(block, nch, c);
-      const std::uint64_t share_off = part_offset(total, n, j) + part_offset(block, nch, c);
-      for (std::uint64_t l = 0; l < loops; ++l) {
-        const std::uint64_t piece = part_size(share, loops, l);
-        const std::uint64_t piece_off = share_off + part_offset(share, loops, l);
-        for (int s = 0; s < slices; ++s) {
-          b.add_chunk(piece_off + part_offset(piece, slices, s), part_size(piece, slices, s),
-                      owner_known ? j : -1);
-        }
-      }
-    }
-  }
-  plan.slice_bytes = part_size(part_size(biggest, loops, 0), slices, 0);
+  int base = 0;
+  const std::uint64_t loops = b.add_block_loops(chunk, slices, plan.op != Op::AllReduce, base);
   const auto id = [&](int block, int c, std::uint64_t l, int s) {
     return base + static_cast<int>(
                       ((static_cast<std::uint64_t>(block) * nch + c) * loops + l) * slices + s);
