@@ -68,10 +68,12 @@ void build_pat(PlanBuilder& b, Plan& plan, std::uint64_t chunk) {
 
   const int per_post = pat_per_post(chunk, biggest, n);
   plan.slice_bytes *= static_cast<std::uint64_t>(per_post);
-  int depth_agg = per_post;  // deeper FIFOs widen the kernel's stride (NCCL_STEPS slots)
+  // All-gather's classes follow the kernel's stride, which deeper FIFOs widen (NCCL_STEPS
+  // slots); reduce-scatter's the pieces per message alone.
+  int depth_agg = per_post;
   for (int depth = kNcclSteps; depth > 1 && depth_agg < n / 2; depth /= 2) depth_agg *= 2;
   const int dims = ceil_log2(n);
-  const int stride = (1 << dims) / depth_agg;
+  const int stride = (1 << dims) / (gather ? depth_agg : per_post);
   std::vector<std::vector<Message>> msgs(static_cast<std::size_t>(dims));
   for (int d = 0; d < dims; ++d) msgs[d] = messages_of(n, 1 << d, stride, per_post);
 

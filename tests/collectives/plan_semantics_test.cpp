@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "collectives/pat.hpp"
@@ -311,6 +312,32 @@ TEST_CASE("PAT packs as many pieces into a message as fit its chunk", "[collecti
     REQUIRE(check_result(plan, ex, 0) == "");
     for (int r = 0; r < 16; ++r) CHECK(ex.sends[r] == 5);
   }
+}
+
+TEST_CASE("PAT groups a distance's pieces into messages as NCCL's schedule does", "[collectives]") {
+  // 16 ranks, four pieces per message. Over distance 1 all-gather packs consecutive offsets
+  // (rank 0 sends rank 15 the blocks of ranks 0, 2, 4, 6, then 8 ... 14); reduce-scatter,
+  // walking its classes bit-reversed, packs offsets of equal residue mod 4 (rank 0 sends rank 1
+  // its partial sums for ranks 1, 5, 9, 13 and for 3, 7, 11, 15). NCCL 2.30.7's schedule
+  // (PatAGAlgorithm, PatRSAlgorithm) gives these messages.
+  const auto messages = [](Op op, int peer) {
+    const Call call{
+        .op = op, .bytes = 16 * 1024, .algo = Algo::Pat, .channels = 1, .chunk_bytes = 4096};
+    const Plan plan = make_plan(call, layout_hosts(16, 1));
+    std::set<std::set<int>> out;
+    for (const Step& s : plan.steps[0]) {
+      if (s.dir != Dir::Send || s.peer != peer) continue;
+      std::set<int> owners;
+      if (s.bundle < 0) owners.insert(plan.chunks[s.chunk].owner);
+      for (const int c : s.bundle < 0 ? std::vector<int>{} : plan.bundles[s.bundle]) {
+        owners.insert(plan.chunks[c].owner);
+      }
+      out.insert(owners);
+    }
+    return out;
+  };
+  CHECK(messages(Op::AllGather, 15) == std::set<std::set<int>>{{0, 2, 4, 6}, {8, 10, 12, 14}});
+  CHECK(messages(Op::ReduceScatter, 1) == std::set<std::set<int>>{{1, 5, 9, 13}, {3, 7, 11, 15}});
 }
 
 TEST_CASE("PAT is refused where NCCL would not run it", "[collectives]") {
