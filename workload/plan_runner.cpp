@@ -436,18 +436,37 @@ void PlanRunner::step_states(const Shape& shape, std::uint32_t index, LiveSteps&
     st[i].pays_latency = (!params_.fixed_latency_per_ring_step || s.slice == 0) &&
                          (shape.plan.algo != collectives::Algo::P2P || s.seq == 0);
     st[i].copies = s.copies;
-    for (std::uint32_t d : s.deps) ++st[d].next_end;  // counts dependents for now
+  }
+  if (steps.size() >= kNoNext) {
+    throw std::length_error(
+        fmt::format("a plan participant has {} steps; at most {} run", steps.size(), kNoNext - 1));
+  }
+  // Dependents in plan order, as complete() releases them: a step's first two in the step
+  // itself, all of them in the spill list when it has more.
+  std::vector<std::uint32_t> count(steps.size());
+  for (const Step& s : steps) {
+    for (std::uint32_t d : s.deps) ++count[d];
   }
   std::uint32_t at = 0;
-  for (StepState& x : st) {
-    x.next_begin = at;
-    at += x.next_end;
-    x.next_end = x.next_begin;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (count[i] <= 2) continue;
+    st[i].next0 = at;
+    st[i].next1 = kSpill | at;
+    at += count[i];
   }
   out.own_next.resize(at);
   out.next = out.own_next.data();
   for (std::uint32_t i = 0; i < steps.size(); ++i) {
-    for (std::uint32_t d : steps[i].deps) out.own_next[st[d].next_end++] = i;
+    for (std::uint32_t d : steps[i].deps) {
+      StepState& x = st[d];
+      if (x.next1 & kSpill) {
+        out.own_next[x.next1++ & ~kSpill] = i;
+      } else if (x.next0 == kNoNext) {
+        x.next0 = i;
+      } else {
+        x.next1 = i;
+      }
+    }
   }
 }
 
@@ -691,9 +710,14 @@ void PlanRunner::complete(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
   HostState& hs = hosts_[part.host];
   LiveSteps& live = hs.live[part.live];
   const StepState& s = live.steps[i];
-  for (std::uint32_t k = s.next_begin; k < s.next_end; ++k) {
-    const std::uint32_t j = live.next[k];
+  const auto release = [&](std::uint32_t j) {
     if (--live.steps[j].pending == 0) hs.work.push_back({p, j});
+  };
+  if (s.next1 & kSpill) {
+    for (std::uint32_t k = s.next0; k < (s.next1 & ~kSpill); ++k) release(live.next[k]);
+  } else {
+    if (s.next0 != kNoNext) release(s.next0);
+    if (s.next1 != kNoNext) release(s.next1);
   }
   if (part.done < part.total) return;
   // Nothing of it is read again: a receive or send it waited on completed it last.
