@@ -544,9 +544,12 @@ void PlanRunner::on_message(Ctx& ctx, std::uint32_t host, const net::AppMsg& m) 
     case kBegin:
       begin(ctx, m.b);
       break;
-    case kLaunch:
-      launch(ctx, host, m.b, static_cast<std::uint32_t>(m.c));
+    case kLaunch: {
+      const auto conn = static_cast<std::uint32_t>(m.c >> 32);
+      const Conn& c = conn_of(m.b, conn);
+      launch(ctx, host, m.b, static_cast<std::uint32_t>(m.c), conn, c.held_wire, c.held_copies);
       break;
+    }
     case kCredit: {
       Conn& c = conns_[m.b];
       ++c.freed;
@@ -626,17 +629,19 @@ void PlanRunner::ready(Ctx& ctx, std::uint32_t p, std::uint32_t i) {
            ? static_cast<Time>(static_cast<double>(s.wire) / shape_of(p).block_net_rate)
            : 0);
   if (hold > 0) {
+    // The connection holds what the launch needs: its step's record is long out of the cache by
+    // then on large plans, and it has no other send held (each waits for the one before it).
+    c.held_wire = s.wire;
+    c.held_copies = s.copies;
     net_->host_send(ctx, static_cast<std::uint32_t>(parts_[p].host), hold,
-                    net::AppMsg{kLaunch, p, i});
+                    net::AppMsg{kLaunch, p, std::uint64_t{s.conn} << 32 | i});
   } else {
-    launch(ctx, static_cast<std::uint32_t>(parts_[p].host), p, i);
+    launch(ctx, static_cast<std::uint32_t>(parts_[p].host), p, i, s.conn, s.wire, s.copies);
   }
 }
 
-void PlanRunner::launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i) {
-  const StepState& s = step_of(p, i);
-  const std::uint32_t conn = s.conn;
-  const std::uint64_t wire = s.wire;
+void PlanRunner::launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i,
+                        std::uint32_t conn, std::uint64_t wire, std::uint32_t copies) {
   Conn& c = conn_of(p, conn);
   if (c.net) {
     // The proxy took post_cost for this send during the step's hold unless it was still busy
@@ -656,7 +661,7 @@ void PlanRunner::launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint
   HostState& hs = hosts_[host];
   hs.fluid.add(ctx.now(), parts_[p].local, parts_[c.to].local,
                static_cast<double>(wire) * c.wire_scale, (std::uint64_t{p} << 32) | i,
-               shape_of(p).block_rate, s.copies);
+               shape_of(p).block_rate, copies);
   hs.fluid_changed = true;
 }
 

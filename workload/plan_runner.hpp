@@ -158,6 +158,8 @@ class PlanRunner {
     double wire_scale = 1.0;   // NVLS: switch transfers run at nvls_efficiency
     // Sender side (its host's events only).
     int freed = 0;
+    std::uint64_t held_wire = 0;  // the send held before its launch (ready, launch)
+    std::uint32_t held_copies = 1;
     std::int64_t blocked = -1;  // a send waiting for a slot
     // Receiver side.
     int arrived = 0;
@@ -224,7 +226,8 @@ class PlanRunner {
   void begin(Ctx& ctx, std::uint32_t p);
   void drain(Ctx& ctx, std::uint32_t host);
   void ready(Ctx& ctx, std::uint32_t p, std::uint32_t i);
-  void launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i);
+  void launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i, std::uint32_t conn,
+              std::uint64_t wire, std::uint32_t copies);
   void arm_fluid(Ctx& ctx, std::uint32_t host);
   void fluid_done(Ctx& ctx, std::uint32_t p, std::uint32_t i);
   void try_receive(Ctx& ctx, Conn& c);
