@@ -160,7 +160,8 @@ class PlanRunner {
     int freed = 0;
     std::uint64_t held_wire = 0;  // the send held before its launch (ready, launch)
     std::uint32_t held_copies = 1;
-    std::int64_t blocked = -1;  // a send waiting for a slot
+    std::uint32_t in_flight = 0;  // inside a host: the send moving now (launch, fluid_done)
+    std::int64_t blocked = -1;    // a send waiting for a slot
     // Receiver side.
     int arrived = 0;
     std::int64_t waiting = -1;  // a receive waiting for its data
@@ -229,7 +230,7 @@ class PlanRunner {
   void launch(Ctx& ctx, std::uint32_t host, std::uint32_t p, std::uint32_t i, std::uint32_t conn,
               std::uint64_t wire, std::uint32_t copies);
   void arm_fluid(Ctx& ctx, std::uint32_t host);
-  void fluid_done(Ctx& ctx, std::uint32_t p, std::uint32_t i);
+  void fluid_done(Ctx& ctx, std::uint32_t p, std::uint32_t conn);
   void try_receive(Ctx& ctx, Conn& c);
   void unblock(HostState& hs, Conn& c);
   void complete(Ctx& ctx, std::uint32_t p, std::uint32_t i);
