@@ -69,12 +69,6 @@ struct NicConfig {
   // Network Architecture" ch. 17-18).
   std::uint32_t ack_every = 1;
   static constexpr std::uint32_t kAckMessageEnds = std::numeric_limits<std::uint32_t>::max();
-  // What a ConnectX NIC's queue pair does under NCCL's verbs transport: Linux's mlx5_ib sets
-  // every RC queue pair's log_ack_req_freq to 8 (MLX5_IB_ACK_REQ_FREQ,
-  // drivers/infiniband/hw/mlx5/qp.c), so the requester asks for an ACK (BTH AckReq) at least
-  // every 2^8 packets ("ACK required bit will be set in every 2^AckReqFreq packets at least",
-  // the QP context's field as Mellanox's headers describe it) besides each message's last.
-  static constexpr std::uint32_t kConnectXAckEvery = 256;
   // ACKs and NACKs travel in the data class (queued behind data, buffered and paused with it,
   // counted in the queue lengths HPCC's telemetry reports), as in HPCC-ns3's shipped
   // config.txt (ACK_HIGH_PRIO 0) and as RC responses share their queue pair's class on

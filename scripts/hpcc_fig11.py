@@ -65,8 +65,7 @@ SCHEMES = {
     # CLAMP_TARGET_RATE 0, RATE_AI 5 x bw/25, RATE_HAI 50 x bw/25 Mb/s; the reference's
     # rules as scripts/cc_reference.sh sets them. Kmin/Kmax 100/400 KB x each port's rate/25G,
     # Pmax 0.2 are fabricsim's defaults.
-    "dcqcn": ["network.cc=dcqcn", "network.ack_class=control", "network.ack_every=1",
-              "network.dcqcn.g=0.00390625",
+    "dcqcn": ["network.cc=dcqcn", "network.ack_class=control", "network.dcqcn.g=0.00390625",
               "network.dcqcn.alpha_init=1", "network.dcqcn.byte_counter=0B",
               "network.dcqcn.cnp_interval=0us", "network.dcqcn.min_dec_factor=0",
               "network.dcqcn.alpha_period=1us", "network.dcqcn.rate_reduce_period=4us",

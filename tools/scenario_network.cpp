@@ -172,13 +172,7 @@ net::NetworkConfig read_network(const Section& s) {
     if (!ack_word.empty() && ack_word.find_first_not_of("0123456789") != std::string::npos) {
       s.fail_key("ack_every", "must be a whole number or 'message', got '" + ack_word + "'");
     }
-    // Without a congestion control that reads every ACK, NICs acknowledge as ConnectX does;
-    // HPCC, TIMELY and DCTCP as their reference models (HPCC-ns3, L2_ACK_INTERVAL 1).
-    const bool reads_acks =
-        cfg.cc.kind != net::cc::Kind::kNone && cfg.cc.kind != net::cc::Kind::kDcqcn;
-    const std::uint32_t ack_default =
-        reads_acks ? def.nic.ack_every : net::NicConfig::kConnectXAckEvery;
-    cfg.nic.ack_every = static_cast<std::uint32_t>(s.uint("ack_every", ack_default));
+    cfg.nic.ack_every = static_cast<std::uint32_t>(s.uint("ack_every", def.nic.ack_every));
   }
   cfg.nic.ack_in_data_class =
       s.choice("ack_class", def.nic.ack_in_data_class ? "data" : "control") == "data";

@@ -53,7 +53,7 @@ TEST_CASE("golden: the incast examples", "[golden]") {
        {std::tuple<const char*, core::Time, std::uint64_t>{"scenarios/examples/incast_hpcc.yaml",
                                                            2908680518, 80662},
         std::tuple<const char*, core::Time, std::uint64_t>{"scenarios/examples/incast_dcqcn.yaml",
-                                                           3029596444, 74783}}) {
+                                                           3029596444, 76465}}) {
     CAPTURE(path);
     const Scenario sc = load_scenario(path);
     net::Network network(sc.net->topology, sc.net->network, sc.net->flows);
