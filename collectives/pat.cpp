@@ -61,9 +61,9 @@ void build_pat(PlanBuilder& b, Plan& plan, std::uint64_t chunk) {
   int base = 0;
   const std::uint64_t loops = b.add_block_loops(chunk, 1, true, base);
   const std::uint64_t biggest = part_size(part_size(plan.bytes, n, 0), nch, 0);
+  const auto wrap = [n](int r) { return (r % n + n) % n; };
   const auto id = [&](int block, int c, std::uint64_t l) {
-    const int j = ((block % n) + n) % n;
-    return base + static_cast<int>((static_cast<std::uint64_t>(j) * nch + c) * loops + l);
+    return base + static_cast<int>((static_cast<std::uint64_t>(wrap(block)) * nch + c) * loops + l);
   };
 
   const int per_post = pat_per_post(chunk, biggest, n);
@@ -77,11 +77,14 @@ void build_pat(PlanBuilder& b, Plan& plan, std::uint64_t chunk) {
   std::vector<std::vector<Message>> msgs(static_cast<std::size_t>(dims));
   for (int d = 0; d < dims; ++d) msgs[d] = messages_of(n, 1 << d, stride, per_post);
 
-  // A message's chunks, for the rank that sends it: all-gather sends the blocks of ranks
+  // A message's pieces, for the rank that sends it: all-gather sends the blocks of ranks
   // r + s - dist, reduce-scatter its partial sums for ranks r + s.
+  const auto piece = [&](int r, int d, int s, int c, std::uint64_t l) {
+    return id(gather ? r + s - (1 << d) : r + s, c, l);
+  };
   const auto chunks_of = [&](int r, int d, const Message& m, int c, std::uint64_t l) {
     std::vector<int> ids;
-    for (const int s : m) ids.push_back(id(gather ? r + s - (1 << d) : r + s, c, l));
+    for (const int s : m) ids.push_back(piece(r, d, s, c, l));
     return ids;
   };
   // bundle[r][d][k]: the bundle of rank r's k-th message on distance 2^d (-1: one piece).
@@ -90,13 +93,13 @@ void build_pat(PlanBuilder& b, Plan& plan, std::uint64_t chunk) {
   const auto send = [&](int r, int to, int d, std::size_t k, int c, std::uint64_t l,
                         std::span<const std::uint32_t> deps) {
     const Message& m = msgs[d][k];
-    if (m.size() == 1) return b.send(r, to, c, chunks_of(r, d, m, c, l).front(), deps);
+    if (m.size() == 1) return b.send(r, to, c, piece(r, d, m.front(), c, l), deps);
     return b.send_bundle(r, to, c, bundle[r][d][k], deps);
   };
   const auto recv = [&](int r, int from, int d, std::size_t k, int c, std::uint64_t l) {
     const Message& m = msgs[d][k];
     const Combine combine = gather ? Combine::Copy : Combine::Reduce;
-    if (m.size() == 1) return b.recv(r, from, c, chunks_of(from, d, m, c, l).front(), combine);
+    if (m.size() == 1) return b.recv(r, from, c, piece(from, d, m.front(), c, l), combine);
     return b.recv_bundle(r, from, c, bundle[from][d][k], combine);
   };
 
@@ -134,9 +137,9 @@ void build_pat(PlanBuilder& b, Plan& plan, std::uint64_t chunk) {
             }
             std::sort(deps.begin(), deps.end());
             deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-            send(r, ((gather ? r - dist : r + dist) % n + n) % n, d, k, c, l, deps);
+            send(r, wrap(gather ? r - dist : r + dist), d, k, c, l, deps);
           }
-          const int from = ((gather ? r + dist : r - dist) % n + n) % n;
+          const int from = wrap(gather ? r + dist : r - dist);
           for (std::size_t k = 0; k < msgs[d].size(); ++k) {
             const std::uint32_t step = recv(r, from, d, k, c, l);
             for (const int s : msgs[d][k]) {

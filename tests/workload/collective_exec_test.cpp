@@ -91,6 +91,17 @@ core::Time ring_ll_time(const net::Topology& topo, const collectives::Hardware& 
   return run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {}).time;
 }
 
+// A small PAT call on hosts() of one NIC each, us: its kernel's 8 us and 2.8 us per rank, then
+// per distance a GPU step (tuning.cc) and a trip from host to NIC, over two 1 us links and from
+// NIC to host.
+double pat_latency_us(int ranks, int distances) {
+  const double trip_us = 2 * 1.0 + 2 * seconds(ExecParams{}.host_delay) * 1e6;
+  const double step_us =
+      collectives::hw_latency_us(Algo::Pat, Proto::Simple, collectives::Hop::NVLink);
+  return collectives::base_latency_us(Algo::Pat, Proto::Simple) +
+         ranks * collectives::kPatRankLatencyUs + distances * (step_us + trip_us);
+}
+
 }  // namespace
 
 TEST_CASE("a large ring all-reduce in one host is bound by each GPU's usable NVLink",
@@ -170,10 +181,8 @@ TEST_CASE("small collectives cost NCCL's latencies, and nothing without them", "
 
 TEST_CASE("PAT crosses the network log2(n) times where the ring crosses it n - 1 times",
           "[workload]") {
-  // 16 hosts of one GPU, a 1 KiB all-gather on one channel: PAT's kernel costs 8 us plus 2.8 us
-  // per rank, and each of its four distances is a GPU step of 4 us (tuning.cc) and a trip from
-  // host to NIC, over two 1 us links and from NIC to host. The ring's fifteen steps each cross
-  // the network.
+  // 16 hosts of one GPU, a 1 KiB all-gather on one channel: PAT pays its latency over four
+  // distances (pat_latency_us); the ring's fifteen steps each cross the network.
   const net::Topology topo = hosts(16, 1);
   const collectives::RankLayout layout = rank_layout(topo, {});
   const auto time = [&](Algo algo) {
@@ -182,12 +191,7 @@ TEST_CASE("PAT crosses the network log2(n) times where the ring crosses it n - 1
     return seconds(
         run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {}).time);
   };
-  const double trip_us = 2 * 1.0 + 2 * seconds(ExecParams{}.host_delay) * 1e6;
-  const double step_us =
-      collectives::hw_latency_us(Algo::Pat, Proto::Simple, collectives::Hop::NVLink);
-  const double expected_us = collectives::base_latency_us(Algo::Pat, Proto::Simple) +
-                             16 * collectives::kPatRankLatencyUs + 4 * (step_us + trip_us);
-  CHECK(time(Algo::Pat) == Approx(expected_us * 1e-6).epsilon(0.01));
+  CHECK(time(Algo::Pat) == Approx(pat_latency_us(16, 4) * 1e-6).epsilon(0.01));
   CHECK(time(Algo::Ring) >=
         15 * collectives::hw_latency_us(Algo::Ring, Proto::Simple, collectives::Hop::Net) * 1e-6);
   for (unsigned threads : {1u, 2u}) {
@@ -228,16 +232,8 @@ TEST_CASE("PAT groups run side by side each pay their own communicator's latency
   const core::Time t_both = run_collective(topo, config(), both, layout, {}, {}).time;
   const core::Time t_one = run_collective(topo, config(), one, layout, {}, {}).time;
   CHECK(seconds(t_both) == Approx(seconds(t_one)).epsilon(0.02));
-  // 8 us, 8 ranks' 2.8 us and three distances of a 4 us GPU step and a 3 us trip each (host,
-  // two 1 us links, host): not 16 ranks' worth.
-  const double trip_us = 2 * 1.0 + 2 * seconds(ExecParams{}.host_delay) * 1e6;
-  CHECK(seconds(t_both) == Approx((collectives::base_latency_us(Algo::Pat, Proto::Simple) +
-                                   8 * collectives::kPatRankLatencyUs +
-                                   3 * (collectives::hw_latency_us(Algo::Pat, Proto::Simple,
-                                                                   collectives::Hop::NVLink) +
-                                        trip_us)) *
-                                  1e-6)
-                               .epsilon(0.01));
+  // 8 ranks' latency and three distances: not 16 ranks' worth.
+  CHECK(seconds(t_both) == Approx(pat_latency_us(8, 3) * 1e-6).epsilon(0.01));
 }
 
 TEST_CASE("SimAI's fixed latency once per ring step costs one latency per step, not per slice",
