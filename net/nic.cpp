@@ -25,6 +25,7 @@ Nics::Nics(const Topology& topo, const NetworkConfig& cfg, const std::vector<Flo
       send_(flows.size()),
       recv_(flows.size()),
       dcqcn_(cfg.cc.kind == cc::Kind::kDcqcn),
+      dctcp_(cfg.cc.kind == cc::Kind::kDctcp),
       telemetry_wire_(cfg.cc.kind == cc::Kind::kHpcc ? kHpccIntBytes : 0) {
   // Plain flows may send all their bytes; app flows what their host posts.
   for (std::uint32_t f = 0; f < flows.size(); ++f) {
@@ -266,6 +267,24 @@ void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetr
     cnp.wire = kCnpWireBytes;
     send_control(ctx, node, cnp);
   }
+  // DCTCP's receiver acknowledges at once when the CE mark of what it receives changes (RFC 8257,
+  // section 3.2), so that each ACK's ECN-Echo stands for a run of packets marked alike: the packets
+  // before this one are acknowledged with their own mark. Nothing else acknowledges a CE mark
+  // early: a RoCE NIC answers it with a CNP (DCQCN, above), and HPCC-ns3 acknowledges at its ACK
+  // interval only.
+  if (dctcp_ && pkt.ce != r.ce_run) {
+    if (r.since_ack > 0) {
+      r.since_ack = 0;
+      Packet early = reply;
+      early.type = PacketType::kAck;
+      early.seq = r.rcv_nxt;
+      early.sent = pkt.sent;
+      early.ce = r.ce_run;
+      early.wire = kAckWireBytes + telemetry_wire_;
+      send_control(ctx, node, early);
+    }
+    r.ce_run = pkt.ce;
+  }
   bool ack = false;
   if (pkt.seq == r.rcv_nxt) {
     r.rcv_nxt += pkt.payload;
@@ -274,11 +293,10 @@ void Nics::receive_data(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetr
     if (r.rcv_nxt == size) (*results_)[pkt.flow].finish = now;
     const bool message_end =
         !(*flows_)[pkt.flow].messages.empty() && note_delivered(ctx, node, pkt.flow);
-    ack = ++r.since_ack >= cfg_->nic.ack_every || r.rcv_nxt == size || message_end || pkt.ce ||
-          pkt.ack_req;
+    ack = ++r.since_ack >= cfg_->nic.ack_every || r.rcv_nxt == size || message_end || pkt.ack_req;
   } else if (pkt.seq > r.rcv_nxt && cfg_->nic.out_of_order) {
     if (place_ahead(r, pkt, size)) nic.totals.delivered += pkt.payload;
-    ack = ++r.since_ack >= cfg_->nic.ack_every || pkt.ce || pkt.ack_req;
+    ack = ++r.since_ack >= cfg_->nic.ack_every || pkt.ack_req;
   } else if (pkt.seq > r.rcv_nxt) {
     // A gap: go-back-N receivers discard what comes after it and ask for the missing byte.
     if (r.nack_seq != r.rcv_nxt || now - r.nack_at >= cfg_->nic.nack_interval) {
@@ -339,6 +357,7 @@ void Nics::receive_ack(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetry
       info.acked_seq = s.snd_una;
       info.snd_nxt = s.snd_nxt;
       info.ecn_echo = pkt.ce;
+      if (pkt.ce) (*results_)[pkt.flow].ecn_echoed_bytes += acked;
       info.rtt = now - pkt.sent;
       info.hops = pkt.hops;
       for (std::uint8_t h = 0; h < pkt.hops; ++h) {

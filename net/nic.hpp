@@ -44,6 +44,9 @@ struct FlowResult {
   // reference HPCC's analysis divides by (its standalone FCT: base RTT + bytes / bottleneck).
   core::Time ideal_acked = 0;
   std::uint64_t retransmitted_bytes = 0;
+  // Bytes the sender saw acknowledged with ECN-Echo: those of the packets that arrived CE-marked
+  // (with coalesced ACKs too, as DCTCP's receiver keeps marked and unmarked runs apart).
+  std::uint64_t ecn_echoed_bytes = 0;
   std::uint32_t timeouts = 0;
   core::Time fct() const { return finish < 0 ? -1 : finish - start; }
   double slowdown() const { return double(fct()) / double(ideal); }
@@ -115,6 +118,7 @@ class Nics {
   struct alignas(64) RecvState {  // own cache line: neighbouring flows' receivers run elsewhere
     std::uint64_t rcv_nxt = 0;
     std::uint32_t since_ack = 0;
+    bool ce_run = false;  // DCTCP: the CE mark of the packets received since the last ACK
     core::Time last_cnp = -1;
     core::Time nack_at = -1;
     std::uint64_t nack_seq = ~0ULL;
@@ -160,6 +164,7 @@ class Nics {
   NodeId first_agent_ = 0;
   core::Time host_delay_ = 0;
   bool dcqcn_ = false;
+  bool dctcp_ = false;
   std::uint32_t telemetry_wire_ = 0;  // INT bytes on data packets and their ACKs (HPCC)
 };
 

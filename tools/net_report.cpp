@@ -174,18 +174,18 @@ std::string flows_csv(const net::Topology& topo, const std::vector<net::FlowSpec
                       const net::NetworkResult& r) {
   std::string out =
       "flow,src,dst,bytes,start_us,finish_us,fct_us,goodput_gbps,retransmitted_bytes,timeouts,"
-      "ideal_fct_us,slowdown,acked_us,ideal_acked_us,incast\n";
+      "ecn_echoed_bytes,ideal_fct_us,slowdown,acked_us,ideal_acked_us,incast\n";
   for (std::size_t f = 0; f < flows.size(); ++f) {
     const net::FlowResult& fr = r.flows[f];
     const bool done = fr.finish >= 0;
     out += fmt::format(
-        "{},{},{},{},{:.6f},{},{},{},{},{},{:.6f},{},{},{:.6f},{}\n", f,
+        "{},{},{},{},{:.6f},{},{},{},{},{},{},{:.6f},{},{},{:.6f},{}\n", f,
         csv_field(topo.nodes[topo.nics[flows[f].src_nic]].name),
         csv_field(topo.nodes[topo.nics[flows[f].dst_nic]].name), flows[f].bytes, us(fr.start),
         done ? fmt::format("{:.6f}", us(fr.finish)) : "",
         done ? fmt::format("{:.6f}", us(fr.fct())) : "",
         done ? fmt::format("{:.4f}", double(flows[f].bytes) * 8e3 / double(fr.fct())) : "",
-        fr.retransmitted_bytes, fr.timeouts, us(fr.ideal),
+        fr.retransmitted_bytes, fr.timeouts, fr.ecn_echoed_bytes, us(fr.ideal),
         done ? fmt::format("{:.4f}", fr.slowdown()) : "",
         fr.acked >= 0 ? fmt::format("{:.6f}", us(fr.acked)) : "", us(fr.ideal_acked),
         flows[f].tag == net::kIncastTag ? 1 : 0);

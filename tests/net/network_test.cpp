@@ -511,6 +511,50 @@ TEST_CASE("coalesced ACKs do not stall window-limited senders", "[net]") {
   REQUIRE(last < 2 * core::kMillisecond);
 }
 
+TEST_CASE("a CE mark makes a receiver acknowledge early only under DCTCP, where marks change",
+          "[net][ecn]") {
+  // A 16-to-1 incast of whole packets; the receiver sends nothing but ACKs.
+  const std::uint64_t packets_per_flow = 488;
+  const auto run = [&](NetworkConfig cfg, std::uint32_t every) {
+    cfg.nic.ack_every = every;
+    const IncastOutcome o = run_incast(cfg, packets_per_flow * cfg.nic.mtu);
+    require_conservation(o.r, o.flows);
+    const Topology topo = star(17);
+    const PortStats& receiver = o.r.ports[o.r.port_base[topo.nics[16]]];
+    REQUIRE(receiver.tx_bytes % kAckWireBytes == 0);
+    return o;
+  };
+  const auto marks = [](const IncastOutcome& o) {
+    std::uint64_t m = 0;
+    for (const PortStats& p : o.r.ports) m += p.ecn_marks;
+    return m;
+  };
+  const auto echoed = [](const IncastOutcome& o) {
+    std::uint64_t b = 0;
+    for (const FlowResult& f : o.r.flows) b += f.ecn_echoed_bytes;
+    return b;
+  };
+  const std::uint64_t packets = 16 * packets_per_flow;
+  // No congestion control, ECN on: the incast's queue marks most packets, and the receiver still
+  // acknowledges every 16th packet and each flow's last (a RoCE NIC answers marks with CNPs,
+  // which only DCQCN sends; HPCC-ns3 acknowledges at its ACK interval).
+  const IncastOutcome none = run(config(cc::Kind::kNone), 16);
+  const Topology topo = star(17);
+  const std::uint64_t acks = none.r.ports[none.r.port_base[topo.nics[16]]].tx_bytes / kAckWireBytes;
+  CAPTURE(acks, marks(none));
+  REQUIRE(marks(none) > packets / 2);
+  REQUIRE(acks <= packets / 16 + 16);
+  // DCTCP's receiver (RFC 8257) acknowledges at once where the mark changes between two
+  // packets, so each ACK's ECN-Echo covers packets marked alike: the senders learn of exactly
+  // the marked packets' bytes, with an ACK per packet or one per 8.
+  for (const std::uint32_t every : {1u, 8u}) {
+    const IncastOutcome dctcp = run(config(cc::Kind::kDctcp), every);
+    CAPTURE(every, marks(dctcp), echoed(dctcp));
+    REQUIRE(marks(dctcp) > 0);
+    REQUIRE(echoed(dctcp) == marks(dctcp) * config(cc::Kind::kDctcp).nic.mtu);
+  }
+}
+
 TEST_CASE("network set-up errors say what is wrong", "[net]") {
   const Topology topo = star(2);
   NetworkConfig cfg = config(cc::Kind::kNone);
