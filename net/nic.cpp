@@ -26,6 +26,7 @@ Nics::Nics(const Topology& topo, const NetworkConfig& cfg, const std::vector<Flo
       recv_(flows.size()),
       dcqcn_(cfg.cc.kind == cc::Kind::kDcqcn),
       dctcp_(cfg.cc.kind == cc::Kind::kDctcp),
+      fixed_rates_(cfg.cc.kind == cc::Kind::kNone),
       telemetry_wire_(cfg.cc.kind == cc::Kind::kHpcc ? kHpccIntBytes : 0) {
   // Plain flows may send all their bytes; app flows what their host posts.
   for (std::uint32_t f = 0; f < flows.size(); ++f) {
@@ -83,7 +84,9 @@ void Nics::flow_start(Ctx& ctx, std::uint32_t f) {
   const NodeId node = ctx.node();
   cc::init(s.cc, cfg_->cc, topo_->link_at(node, 0).rate, base_rtt_[f], cfg_->nic.mtu);
   s.active = true;
-  state_of(node).active.push_back(f);
+  NicState& nic = state_of(node);
+  nic.active.push_back(f);
+  nic.not_before.push_back(0);
   transmit(ctx, node);
 }
 
@@ -159,6 +162,10 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
   const std::size_t count = nic.active.size();
   std::size_t idx = count > 0 ? nic.rr % count : 0;
   for (std::size_t i = 0; i < count; ++i, idx = idx + 1 == count ? 0 : idx + 1) {
+    if (nic.not_before[idx] > now) {
+      earliest = std::min(earliest, nic.not_before[idx]);
+      continue;
+    }
     const std::uint32_t f = nic.active[idx];
     SendState& s = send_[f];
     // Everything (posted) sent: waiting for ACKs or for the app.
@@ -187,6 +194,7 @@ bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {
     if (next_send > now) {
       // The rate may rise before then on a timer of the congestion control: look again then.
       earliest = std::min({earliest, next_send, cc::next_increase(s.cc)});
+      if (fixed_rates_) nic.not_before[idx] = next_send;
       continue;
     }
     out.type = PacketType::kData;  // `out` is a fresh Packet: the rest keeps its defaults
@@ -378,9 +386,11 @@ void Nics::receive_ack(Ctx& ctx, NodeId node, const Packet& pkt, const Telemetry
     (*results_)[pkt.flow].acked = now;
     NicState& nic = state_of(node);
     const auto it = std::find(nic.active.begin(), nic.active.end(), pkt.flow);
+    const auto at = it - nic.active.begin();
     // Keep the round-robin turn on the QP that was next.
-    if (static_cast<std::uint32_t>(it - nic.active.begin()) < nic.rr) --nic.rr;
+    if (static_cast<std::uint32_t>(at) < nic.rr) --nic.rr;
     nic.active.erase(it);
+    nic.not_before.erase(nic.not_before.begin() + at);
   }
   transmit(ctx, node);
 }

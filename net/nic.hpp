@@ -129,6 +129,11 @@ class Nics {
   };
   struct alignas(64) NicState {
     std::vector<std::uint32_t> active;  // flows with data or unacknowledged bytes
+    // Beside `active`: a time before which that queue pair cannot send (0: look). Kept only
+    // without congestion control, where a paced queue pair's next packet time changes only when
+    // it sends: the scan passes it without reading its state (a collective's paced queue pairs
+    // are most of what a scan meets).
+    std::vector<core::Time> not_before;
     std::uint32_t rr = 0;
     core::Time wake_at = -1;
     Totals totals;
@@ -165,6 +170,7 @@ class Nics {
   core::Time host_delay_ = 0;
   bool dcqcn_ = false;
   bool dctcp_ = false;
+  bool fixed_rates_ = false;          // no congestion control: a queue pair's rate never changes
   std::uint32_t telemetry_wire_ = 0;  // INT bytes on data packets and their ACKs (HPCC)
 };
 
