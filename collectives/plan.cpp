@@ -27,6 +27,7 @@ TuningInput tuning_input(const Call& call, const RankLayout& layout, const Hosts
   TuningInput in{call.op, call.bytes, static_cast<int>(layout.ranks.size()),
                  static_cast<int>(hosts.ranks.size()), layout.hw};
   in.average = call.average;
+  in.same_per_host = same_per_host(hosts);
   return in;
 }
 

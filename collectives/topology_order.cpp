@@ -30,6 +30,12 @@ Hosts group_hosts(const RankLayout& layout) {
   return hosts;
 }
 
+bool same_per_host(const Hosts& hosts) {
+  return std::all_of(hosts.ranks.begin(), hosts.ranks.end(), [&](const std::vector<int>& h) {
+    return h.size() == hosts.ranks.front().size();
+  });
+}
+
 int channel_rail(const Hosts& hosts, int channel) {
   return hosts.rail_nics[static_cast<std::size_t>(channel % hosts.rails())];
 }

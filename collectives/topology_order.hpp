@@ -20,6 +20,9 @@ struct Hosts {
 
 Hosts group_hosts(const RankLayout& layout);
 
+// Every host holds as many of the group's ranks.
+bool same_per_host(const Hosts& hosts);
+
 // Rail used by channel c between hosts: channels are spread round-robin over the rails.
 int channel_rail(const Hosts& hosts, int channel);
 

@@ -194,7 +194,7 @@ AlgoTime nvls_time(const TuningInput& in, Proto p) {
   const bool across = nodes > 1;
   AlgoTime t{Algo::Nvls, p,
              in.hw.nvls && p == Proto::Simple && in.op == Op::AllReduce && nch >= 2 && n > 1 &&
-                 (!across || (in.hw.collnet && ppn > 1 && n % nodes == 0)),
+                 (!across || (in.hw.collnet && ppn > 1 && n % nodes == 0 && in.same_per_host)),
              nch};
   t.latency_us = hw_latency_us(Algo::Nvls, Proto::Simple, Hop::NVLink);
   if (across) t.latency_us += net_latency(in, Algo::Nvls, p);
@@ -222,7 +222,7 @@ AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
   const int nch = nvls_setup(in.hw, nodes, ppn).channels;
   AlgoTime t{Algo::NvlsTree, p,
              in.hw.nvls && p == Proto::Simple && in.op == Op::AllReduce && nodes > 1 && nch >= 2 &&
-                 ppn > 1 && n % nodes == 0,
+                 ppn > 1 && n % nodes == 0 && in.same_per_host,
              nch};
   t.latency_us = hw_latency_us(Algo::NvlsTree, p, Hop::NVLink) +
                  2 * log2i(nodes) * net_latency(in, Algo::NvlsTree, p);
@@ -252,7 +252,7 @@ AlgoTime collnet_chain_time(const TuningInput& in, Proto p) {
   const Channels ch = channels_of(in);
   AlgoTime t{Algo::CollNetChain, p,
              in.hw.collnet && p == Proto::Simple && in.op == Op::AllReduce && nodes > 1 &&
-                 ppn <= 8 && n % nodes == 0,
+                 ppn <= 8 && n % nodes == 0 && in.same_per_host,
              ch.run};
   const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
   t.latency_us = base_latency_us(Algo::CollNetChain, p) +
@@ -284,7 +284,7 @@ AlgoTime collnet_direct_time(const TuningInput& in, Proto p) {
   const Channels ch = channels_of(in);
   AlgoTime t{Algo::CollNetDirect, p,
              in.hw.collnet && p == Proto::Simple && in.op == Op::AllReduce && nodes > 1 &&
-                 ppn <= 8 && n % nodes == 0 && in.hw.intra == IntraLink::NVLink,
+                 ppn <= 8 && n % nodes == 0 && in.same_per_host && in.hw.intra == IntraLink::NVLink,
              ch.run};
   const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
   t.latency_us = base_latency_us(Algo::CollNetDirect, p) +

@@ -21,6 +21,9 @@ struct TuningInput {
   // latency instead (the same on NCCL's IB transport, which reports none).
   bool reported_latency = true;
   bool average = false;  // Call::average
+  // Every host holds as many of the ranks: NVLS and NVLSTree (whose heads are one GPU index on
+  // every host) and CollNet need it, as make_plan checks for a forced algorithm.
+  bool same_per_host = true;
 };
 
 struct AlgoTime {

@@ -57,9 +57,10 @@ Plan whole_transfers(Plan plan, const RankLayout& layout) {
   plan.merged_latency_us = 0;
   if (plan.algo != Algo::P2P) {
     // The latency the call takes, not what the transport reports to NCCL's tuner.
-    const TuningInput in{plan.op,      plan.bytes,
-                         plan.n_ranks, static_cast<int>(group_hosts(layout).ranks.size()),
-                         layout.hw,    false};
+    const Hosts hosts = group_hosts(layout);
+    TuningInput in{plan.op,   plan.bytes, plan.n_ranks, static_cast<int>(hosts.ranks.size()),
+                   layout.hw, false};
+    in.same_per_host = same_per_host(hosts);
     for (const AlgoTime& t : algo_times(in)) {
       if (t.algo == plan.algo && t.proto == plan.proto) plan.merged_latency_us = t.latency_us;
     }

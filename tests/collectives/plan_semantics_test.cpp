@@ -386,6 +386,34 @@ TEST_CASE("automatic choices produce valid plans", "[collectives]") {
   }
 }
 
+TEST_CASE("hosts with different GPU counts get neither NVLS, NVLSTree nor CollNet by default",
+          "[collectives]") {
+  // Hosts of 2, 1 and 3 GPUs (6 ranks: a multiple of the host count, which the tuner once took
+  // for "the same count on every host"), and of 2 and 4: the automatic choice must be one the
+  // plans can run, as a forced NVLSTree is refused there.
+  for (const std::vector<int>& gpus : {std::vector<int>{2, 1, 3}, std::vector<int>{2, 4}}) {
+    RankLayout layout = layout_hosts(0, 1);
+    for (int h = 0; h < static_cast<int>(gpus.size()); ++h) {
+      for (int g = 0; g < gpus[h]; ++g) layout.ranks.push_back(RankInfo{h, g, 0});
+    }
+    layout.hw = ndr_node(Arch::Hopper, true);
+    layout.hw.collnet = true;
+    for (std::uint64_t bytes : {std::uint64_t{2} << 20, std::uint64_t{64} << 20}) {
+      const Call call{.op = Op::AllReduce, .bytes = bytes};
+      INFO(gpus.size() << " hosts, " << bytes << " bytes");
+      const Plan plan = make_plan(call, layout);
+      CHECK(plan.algo != Algo::NvlsTree);
+      CHECK(plan.algo != Algo::Nvls);
+      CHECK(plan.algo != Algo::CollNetChain);
+      CHECK(plan.algo != Algo::CollNetDirect);
+      check_semantics(call, layout);
+    }
+    CHECK_THROWS_AS(make_plan(Call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::NvlsTree},
+                              layout),
+                    PlanError);
+  }
+}
+
 TEST_CASE("ring step counts are (n-1) or 2(n-1) per slice", "[collectives]") {
   for (int n : kSizes) {
     const int channels = 2;
