@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "tools/memory.hpp"
 #include "tools/net_report.hpp"
 #include "tools/queue_bench.hpp"
+#include "tools/scenario.hpp"
 #include "tools/units.hpp"
 
 namespace po = boost::program_options;
@@ -113,6 +115,27 @@ int cmd_bench(const std::vector<std::string>& args) {
   p.mean_delay = tools::parse_time(mean);
   if (p.threads == 0) p.threads = 1;
   if (p.lps == 0) p.lps = std::min<std::uint32_t>(p.nodes, 16 * p.threads);
+  // The limits of the scenario keys phold.nodes and phold.events_per_node.
+  std::string problem;
+  if (p.nodes < 1 || p.nodes > 16777216) {
+    problem = "--nodes must be between 1 and 16777216";
+  } else if (p.events_per_node < 1 || p.events_per_node > 65536) {
+    problem = "--events-per-node must be between 1 and 65536";
+  } else if (p.lps > p.nodes) {
+    problem = fmt::format("--lps {} exceeds the {} nodes", p.lps, p.nodes);
+  } else if (p.lookahead <= 0) {
+    problem = "--lookahead must be positive (it is the kernel's lookahead)";
+  } else {
+    const PholdMemory m = phold_memory(p);
+    if (m.events + m.pairs > net::memory_limit()) {
+      problem =
+          phold_memory_problem(p, m.pairs > m.events ? "--lps" : "--nodes or --events-per-node");
+    }
+  }
+  if (!problem.empty()) {
+    std::cerr << "fabricsim bench phold: " << problem << '\n';
+    return 2;
+  }
   const core::PholdResult r = core::run_phold(p);
   print_phold(p, r);
   // Where the time goes: process (event list + handlers), mailbox merge and barrier wait are

@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <cstdio>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -91,6 +92,17 @@ int main(int argc, char** argv) {
     std::vector<std::string> rest =
         po::collect_unrecognized(parsed.options, po::include_positional);
     rest.erase(rest.begin());  // the command itself
+    // No option takes a negative value; program_options would read "-1" into an unsigned count
+    // as 4294967295.
+    for (std::size_t i = 1; i < rest.size(); ++i) {
+      const std::string& v = rest[i];
+      if (v.size() >= 2 && v[0] == '-' &&
+          (std::isdigit(static_cast<unsigned char>(v[1])) || (v[1] == '.' && v.size() > 2))) {
+        std::cerr << "fabricsim: " << rest[i - 1] << " " << v
+                  << ": option values are never negative (see --help)\n";
+        return 2;
+      }
+    }
     // The global parser claims --help wherever it stands; after a command it means the command's.
     if (vm.count("help")) rest.push_back("--help");
     if (command == "run") return tools::cmd_run(rest);

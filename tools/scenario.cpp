@@ -146,6 +146,33 @@ SimulationSection read_simulation(const Section& sim, core::Time default_end) {
   return s;
 }
 
+}  // namespace
+
+PholdMemory phold_memory(const core::PholdParams& p) {
+  // The events in flight (in its LP's event queue each has its slot, a 24-byte heap key and a
+  // free-slot index, in vectors that may hold twice what they use: core/event_queue.hpp), per
+  // node its counters and RNG, and per pair of LPs a mailbox, a link flag and an outbox index
+  // (every LP may send to every other). A million nodes x 64 events: estimated 6.0 GB, measured
+  // 6.3 GB peak.
+  using Event = core::Event<core::Phold::Payload>;
+  const std::uint64_t events = std::uint64_t{p.nodes} * p.events_per_node;
+  const std::uint64_t pairs = std::uint64_t{p.lps} * p.lps;
+  return {events * (sizeof(Event) + 2 * (24 + sizeof(std::uint32_t))) + std::uint64_t{p.nodes} * 64,
+          pairs * (sizeof(core::Mailbox<Event>) + sizeof(char) + sizeof(std::int32_t))};
+}
+
+std::string phold_memory_problem(const core::PholdParams& p, const std::string& lower) {
+  const PholdMemory m = phold_memory(p);
+  return fmt::format(
+      "PHOLD needs about {} ({} for {} events in flight, {} for the mailboxes of {} LP pairs), "
+      "above the {} limit (--max-memory; default 75% of this machine's memory): lower {}",
+      net::approx_bytes(m.events + m.pairs), net::approx_bytes(m.events),
+      std::uint64_t{p.nodes} * p.events_per_node, net::approx_bytes(m.pairs),
+      std::uint64_t{p.lps} * p.lps, net::approx_bytes(net::memory_limit()), lower);
+}
+
+namespace {
+
 core::PholdParams read_phold(const Section& ph, const SimulationSection& sim, const Section& s) {
   ph.only({"nodes", "events_per_node", "lookahead", "mean_delay"});
   core::PholdParams p;
@@ -164,29 +191,13 @@ core::PholdParams read_phold(const Section& ph, const SimulationSection& sim, co
   if (p.lps > p.nodes) {
     s.fail_key("lps", fmt::format("lps = {} exceeds the {} PHOLD nodes", p.lps, p.nodes));
   }
-  // Refused before the run if it cannot fit: the events in flight (in its LP's event queue each
-  // has its slot, a 24-byte heap key and a free-slot index, in vectors that may hold twice what
-  // they use: core/event_queue.hpp), per node its counters and RNG, and per pair of LPs a
-  // mailbox, a link flag and an outbox index (every LP may send to every other). A million
-  // nodes x 64 events: estimated 6.0 GB, measured 6.3 GB peak.
-  using Event = core::Event<core::Phold::Payload>;
-  const std::uint64_t events = std::uint64_t{p.nodes} * p.events_per_node;
-  const std::uint64_t pairs = std::uint64_t{p.lps} * p.lps;
-  const std::uint64_t event_bytes =
-      events * (sizeof(Event) + 2 * (24 + sizeof(std::uint32_t))) + std::uint64_t{p.nodes} * 64;
-  const std::uint64_t pair_bytes =
-      pairs * (sizeof(core::Mailbox<Event>) + sizeof(char) + sizeof(std::int32_t));
-  if (event_bytes + pair_bytes > net::memory_limit()) {
-    const bool by_pairs = pair_bytes > event_bytes;
+  const PholdMemory m = phold_memory(p);
+  if (m.events + m.pairs > net::memory_limit()) {
+    const bool by_pairs = m.pairs > m.events;
     (by_pairs ? s : ph)
-        .fail_key(by_pairs ? "lps" : "events_per_node",
-                  fmt::format("PHOLD needs about {} ({} for {} events in flight, {} for the "
-                              "mailboxes of {} LP pairs), above the {} limit (--max-memory; "
-                              "default 75% of this machine's memory): lower {}",
-                              net::approx_bytes(event_bytes + pair_bytes),
-                              net::approx_bytes(event_bytes), events, net::approx_bytes(pair_bytes),
-                              pairs, net::approx_bytes(net::memory_limit()),
-                              by_pairs ? "simulation.lps" : "nodes or events_per_node"));
+        .fail_key(
+            by_pairs ? "lps" : "events_per_node",
+            phold_memory_problem(p, by_pairs ? "simulation.lps" : "nodes or events_per_node"));
   }
   return p;
 }

@@ -136,4 +136,13 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
 // the PHOLD parameters).
 std::string describe(const Scenario& sc);
 
+// What a PHOLD run holds at its peak, estimated: its events in flight (and per-node state), and
+// its LP pairs' mailboxes. A run above net::memory_limit() is refused; the message names what
+// to `lower`.
+struct PholdMemory {
+  std::uint64_t events = 0, pairs = 0;
+};
+PholdMemory phold_memory(const core::PholdParams& p);
+std::string phold_memory_problem(const core::PholdParams& p, const std::string& lower);
+
 }  // namespace fabricsim::tools

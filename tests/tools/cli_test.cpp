@@ -123,6 +123,25 @@ TEST_CASE("fabricsim bench phold runs and shows where time goes", "[cli]") {
   REQUIRE(b.status == 0);
   REQUIRE_THAT(b.text, Catch::Contains("barrier"));
   REQUIRE_THAT(b.text, Catch::Contains("bare event list"));
+  // Out of range: refused as the scenario keys are (0 events per node crashed the benchmark).
+  const Out none = run("bench phold --events-per-node 0");
+  REQUIRE(none.status == 2);
+  REQUIRE_THAT(none.text, Catch::Contains("--events-per-node must be between 1 and 65536"));
+  const Out lps = run("bench phold --nodes 8 --lps 9");
+  REQUIRE(lps.status == 2);
+  REQUIRE_THAT(lps.text, Catch::Contains("--lps 9 exceeds the 8 nodes"));
+}
+
+TEST_CASE("no option takes a negative value", "[cli]") {
+  // program_options reads "-1" into an unsigned count as 4294967295.
+  for (const char* args : {"bench phold --nodes -1", "busbw scenarios/quickstart.yaml -f -2",
+                           "busbw scenarios/quickstart.yaml --channels -1",
+                           "run scenarios/quickstart.yaml --threads -.5"}) {
+    CAPTURE(args);
+    const Out o = run(args);
+    REQUIRE(o.status == 2);
+    REQUIRE_THAT(o.text, Catch::Contains("option values are never negative"));
+  }
 }
 
 TEST_CASE("fabricsim topo counts the incast example cluster and writes Graphviz", "[cli]") {
