@@ -251,7 +251,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   if (!max_small.empty()) bar.small = parse_percent(max_small, "max-small-error");
   const bool ignore_gaps = vm.count("ignore-known-gaps") > 0;
   std::string table = validation_csv_header();
-  int failed = 0, met = 0, total = 0, missed = 0;
+  int failed = 0, met = 0, total = 0, missed = 0, empty = 0;
   std::vector<std::string> names;
   for (const ValidationEntry& e : entries) names.push_back(e.dataset);
   check_selection(only, names, manifest);
@@ -331,6 +331,14 @@ int cmd_validate(const std::vector<std::string>& args) {
       return;
     }
     const ValidationResult& r = *o.r;
+    if (r.rows.empty()) {
+      // Nothing compared is not a result: it neither meets the bar nor misses it.
+      std::printf("%-58s %5d %5d  skipped: no measured size at or below --max-bytes\n",
+                  e.dataset.c_str(), r.ranks, 0);
+      ++empty;
+      o = Outcome{};
+      return;
+    }
     table += validation_csv(r);
     for (const ValidationRow& row : r.rows) {
       if (!row.measured_any()) continue;
@@ -387,6 +395,11 @@ int cmd_validate(const std::vector<std::string>& args) {
   }
   if (skipped) {
     std::printf("%d cluster-scale datasets not run (minutes each): add --scale\n", skipped);
+  }
+  if (total == 0 && empty > 0) {
+    std::fprintf(stderr, "error: no measured size was compared (--max-bytes %s)\n",
+                 max_bytes.c_str());
+    return 1;
   }
   if (both) {
     std::printf("flow level: %d of %d datasets meet the bar\n", flow_met, flow_total);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "tools/scenario.hpp"
+#include "tools/validate.hpp"
 
 namespace fabricsim::tools {
 
@@ -97,7 +98,10 @@ NcclTestsLog read_nccl_tests_json(std::istream& in, const std::string& path) {
     Measured m;
     m.bytes = static_cast<std::uint64_t>(*size);
     m.busbw_gbps = busbw.value_or(0);
-    m.time_us = time && *time > 0 ? *time : 0;
+    m.time_us = time.value_or(0);
+    if (const std::string why = measured_problem(m); !why.empty()) {
+      throw ScenarioError(fmt::format("{}: result {} (size {}): {}", path, index, m.bytes, why));
+    }
     log.rows.push_back(m);
   }
   if (log.rows.empty()) throw ScenarioError(path + ": nccl-tests' -J output with no result");
@@ -172,7 +176,7 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
       // The time, where it is a plain number (the error is then taken from it: tools/validate.hpp).
       try {
         m.time_us = std::stod(tok[5], &used);
-        if (used != tok[5].size() || !(m.time_us > 0)) m.time_us = 0;
+        if (used != tok[5].size()) m.time_us = 0;
       } catch (const std::exception&) {
         m.time_us = 0;
       }
@@ -181,6 +185,9 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
           fmt::format("{}:{}: an nccl-tests result row whose busbw is not a "
                       "number: '{}'",
                       path, number, line));
+    }
+    if (const std::string why = measured_problem(m); !why.empty()) {
+      throw ScenarioError(fmt::format("{}:{}: {} in '{}'", path, number, why, line));
     }
     log.rows.push_back(m);
   }

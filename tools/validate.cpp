@@ -114,8 +114,19 @@ std::vector<Measured> load_measured(const std::string& csv_path) {
     } catch (const std::exception&) {
       throw ScenarioError(fmt::format("{}:{}: not a number in '{}'", csv_path, number, line));
     }
+    if (const std::string why = measured_problem(out.back()); !why.empty()) {
+      throw ScenarioError(fmt::format("{}:{}: {} in '{}'", csv_path, number, why, line));
+    }
   }
   return out;
+}
+
+std::string measured_problem(const Measured& m) {
+  if (!std::isfinite(m.busbw_gbps) || m.busbw_gbps < 0) {
+    return fmt::format("a bus bandwidth of {} GB/s", m.busbw_gbps);
+  }
+  if (!std::isfinite(m.time_us) || m.time_us < 0) return fmt::format("a time of {} us", m.time_us);
+  return "";
 }
 
 Measured load_point(const std::string& csv_path, const std::string& point_id, int& ranks) {
@@ -147,6 +158,10 @@ Measured load_point(const std::string& csv_path, const std::string& point_id, in
         if (cells[bus[k]].empty() && cells[time[k]].empty()) continue;
         if (!cells[bus[k]].empty()) m.busbw_gbps = std::stod(cells[bus[k]]);
         if (!cells[time[k]].empty()) m.time_us = std::stod(cells[time[k]]);
+        if (const std::string why = measured_problem(m); !why.empty()) {
+          throw ScenarioError(
+              fmt::format("{}:{}: {} in point {}", csv_path, number, why, point_id));
+        }
         return m;
       }
     } catch (const std::exception&) {

@@ -40,6 +40,9 @@ struct Measured {
   double busbw_gbps = 0;  // out-of-place, or in-place where the source gave only that
   double time_us = 0;     // the same run's time; 0 when the source has none
 };
+// Why a measured row cannot be compared, or empty: a bus bandwidth or time that is not a finite
+// number >= 0 (nccl-tests prints "nan" or "inf" for a failed or zero-time size).
+std::string measured_problem(const Measured& m);
 std::vector<Measured> load_measured(const std::string& csv_path);
 // One row of reference_points.csv (RFC 4180, quoted fields): its size, and its bus bandwidth and
 // time out of place, in place or unspecified, the first the source gives. `ranks`: its GPUs.

@@ -420,6 +420,31 @@ TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
       run("validate --measured scenarios/quickstart.yaml --scenario scenarios/quickstart.yaml")
           .text,
       Catch::Contains("no nccl-tests result row"));
+  // A row that is not a measurement fails the gate, naming its line; it does not count as a
+  // 0% error (nccl-tests prints nan for a size that failed).
+  std::filesystem::create_directories("build/cli_test_out");
+  const std::string nan_log = "build/cli_test_out/ring_nan.log";
+  {
+    std::ifstream in(log);
+    std::ofstream out(nan_log);
+    for (std::string line; std::getline(in, line);) {
+      out << line << '\n';
+      if (line.find("(elements)") != std::string::npos) {
+        out << "      524288        131072     float     sum      -1       nan     nan     nan"
+               "      0       nan     nan     nan      0\n";
+      }
+    }
+  }
+  const Out nan = run("validate --measured " + nan_log +
+                      " --scenario scenarios/validation/h100-sxm5_1node.yaml "
+                      "--set cluster.host.gpus=4 --set collectives.algo=ring");
+  REQUIRE(nan.status == 1);
+  REQUIRE_THAT(nan.text, Catch::Contains("ring_nan.log:17: a bus bandwidth of nan GB/s"));
+  // Nothing compared is not a pass.
+  const Out none = run(own + " --max-bytes 1MiB");
+  REQUIRE(none.status == 1);
+  REQUIRE_THAT(none.text, Catch::Contains("skipped: no measured size at or below --max-bytes") &&
+                              Catch::Contains("no measured size was compared"));
 }
 
 TEST_CASE("fabricsim busbw prints nccl-tests' columns: read back as a log, it matches itself",
