@@ -39,7 +39,12 @@ BusbwRow busbw_row(const NetScenario& ns, std::uint64_t bytes, double time_us, d
   const CollectiveSection& c = *ns.collectives;
   BusbwRow row;
   row.bytes = bytes;
-  row.count = bytes / c.type_size;
+  // nccl-tests' count column is its paramcount: per rank for the ops whose buffers are split
+  // by rank (all-gather's send, reduce-scatter's receive, all-to-all's per-peer block).
+  const bool per_rank = c.op == collectives::Op::AllGather ||
+                        c.op == collectives::Op::ReduceScatter || c.op == collectives::Op::AllToAll;
+  row.count = bytes / c.type_size /
+              (per_rank ? static_cast<std::uint64_t>(collective_ranks(ns)) : std::uint64_t{1});
   row.time_us = time_us;
   row.algbw_gbps = collectives::algbw_gbps(bytes, seconds);
   row.busbw_gbps = collectives::busbw_gbps(c.op, collective_ranks(ns), bytes, seconds);

@@ -106,7 +106,8 @@ int cmd_busbw(const std::vector<std::string>& args) {
       step_bytes, nccl_json;
   std::string ngpus, nthreads, ignored;
   std::vector<std::string> sets;
-  unsigned factor = 0, channels = 0, jobs = 1;
+  constexpr unsigned kNoFactor = ~0u;
+  unsigned factor = kNoFactor, channels = 0, jobs = 1;
   std::string threads;
   bool quiet = false;
   opts.add_options()("help,h", "show this help")(
@@ -197,11 +198,17 @@ int cmd_busbw(const std::vector<std::string>& args) {
   if (!redop.empty()) sets.push_back("collectives.redop=" + redop);
   if (!min_bytes.empty()) sets.push_back("collectives.min_bytes=" + with_unit(min_bytes));
   if (!max_bytes.empty()) sets.push_back("collectives.max_bytes=" + with_unit(max_bytes));
-  if (factor && !step_bytes.empty()) {
-    std::fprintf(stderr, "error: -f and -i: a sweep multiplies (-f) or adds (-i); give one\n");
+  // As nccl-tests: -f > 1 multiplies, -f 1 adds -i (1 MiB unless given).
+  if (factor == 0) {
+    std::fprintf(stderr, "error: -f 0: the step factor is 1 (add -i) or more (multiply)\n");
     return 2;
   }
-  if (factor) sets.push_back("collectives.step_factor=" + std::to_string(factor));
+  if (factor != kNoFactor && factor > 1 && !step_bytes.empty()) {
+    std::fprintf(stderr,
+                 "error: -f and -i: a sweep multiplies (-f > 1) or adds (-f 1 -i); give one\n");
+    return 2;
+  }
+  if (factor != kNoFactor) sets.push_back("collectives.step_factor=" + std::to_string(factor));
   if (!step_bytes.empty()) {
     sets.push_back("collectives.step_factor=1");
     sets.push_back("collectives.step_bytes=" + with_unit(step_bytes));

@@ -168,9 +168,10 @@ TEST_CASE("fabricsim busbw prints nccl-tests' table, the same for every thread c
   REQUIRE(one.status == 0);
   REQUIRE_THAT(one.text, Catch::Contains("#       size         count      type   redop    root"));
   REQUIRE_THAT(one.text, Catch::Contains("# Avg bus bandwidth"));
-  // 1 KiB, 32 KiB, 1 MiB: three rows.
-  REQUIRE_THAT(one.text, Catch::Contains("        1024           256     float    none      -1"));
-  REQUIRE_THAT(one.text, Catch::Contains("     1048576        262144     float    none      -1"));
+  // 1 KiB, 32 KiB, 1 MiB: three rows, counted per rank as nccl-tests' all_gather_perf counts
+  // them (tests/data/busbw: 1024 B on 16 ranks is 16 floats).
+  REQUIRE_THAT(one.text, Catch::Contains("        1024            16     float    none      -1"));
+  REQUIRE_THAT(one.text, Catch::Contains("     1048576         16384     float    none      -1"));
   // The table is simulated; the run line (threads, LPs) and the final cost line may differ.
   const auto table = [](const std::string& t) {
     const auto a = t.find("# allgather");
@@ -528,6 +529,20 @@ TEST_CASE("fabricsim busbw takes nccl-tests' flags with their meanings", "[cli]"
   REQUIRE_THAT(g.text, Catch::Contains("cluster.host.gpus"));
   REQUIRE(run(base + "--collective all_foo").status == 2);
   REQUIRE(run(base + "--op allgather --collective all_reduce").status == 2);
+  // The count column is nccl-tests' paramcount: 1 MiB of floats in all, per rank (16 GPUs) for
+  // the ops whose buffers are split by rank.
+  REQUIRE_THAT(gather.text, Catch::Contains("     1048576         16384     float"));
+  REQUIRE_THAT(plain.text, Catch::Contains("     1048576        262144     float"));
+  REQUIRE_THAT(run(base + "--op reducescatter").text,
+               Catch::Contains("     1048576         16384     float"));
+  // -f 1 adds -i, as nccl-tests does; -f 0 and -f 2 with -i are refused.
+  const Out linear = run("busbw scenarios/quickstart.yaml -b 8 -e 24 -f 1 -i 8 -q");
+  REQUIRE(linear.status == 0);
+  REQUIRE_THAT(linear.text, Catch::Contains("\n           8 ") &&
+                                Catch::Contains("\n          16 ") &&
+                                Catch::Contains("\n          24 "));
+  REQUIRE(run(base + "-f 0").status == 2);
+  REQUIRE(run(base + "-f 2 -i 8").status == 2);
 }
 
 TEST_CASE("every flows scenario shipped runs its first 50 us", "[cli]") {
