@@ -277,6 +277,7 @@ class Simulation {
     });
 
     KernelStats s;
+    s.cut_off = tmin != kTimeMax;  // the loop stopped at cfg_.end, not for want of events
     s.wall_s = seconds(Clock::now() - start);
     s.windows = round_;
     s.threads = workers_.threads();

@@ -15,6 +15,7 @@ struct KernelStats {
   std::uint32_t lps = 1;
   Time lookahead = kTimeMax;
   Time end_time = 0;     // simulated time reached
+  bool cut_off = false;  // events were still due when the run reached its end time
   double wall_s = 0;     // whole run
   double process_s = 0;  // summed over threads: event-list work and handlers
   double merge_s = 0;    // summed over threads: draining mailboxes into event lists

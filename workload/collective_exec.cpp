@@ -132,6 +132,12 @@ CollectiveResult run_collective(const net::Topology& topo, const net::NetworkCon
   runner.attach(&network);
   net::NetworkResult nr = network.run(run);
   const PlanRunner::InstanceResult ir = runner.result(0);
+  if (!ir.complete && nr.kernel.cut_off) {
+    throw std::runtime_error(fmt::format(
+        "the collective did not finish by the run's end (simulation.end = {}): participant {} "
+        "had completed {} of its {} steps",
+        core::format_time(run.end), ir.stalled, ir.stalled_done, ir.stalled_total));
+  }
   if (!ir.complete) {
     throw std::runtime_error(
         fmt::format("the collective stalled: participant {} completed {} of its {} steps",

@@ -397,6 +397,15 @@ TEST_CASE("app flows without an app, and plans that do not fit the cluster, are 
   call.proto = Proto::Simple;
   const collectives::Plan plan = collectives::make_plan(call, four);
   REQUIRE_THROWS_WITH(run_collective(topo, config(), plan, four, {}, {}), Catch::Contains("host"));
+
+  // A run that ends before the collective does says so, not that the collective stalled.
+  const collectives::RankLayout two = rank_layout(topo, hw);
+  net::RunOptions early;
+  early.end = 10 * core::kMicrosecond;
+  REQUIRE_THROWS_WITH(
+      run_collective(topo, config(), collectives::make_plan(call, two), two, {}, early),
+      Catch::Contains("did not finish by the run's end (simulation.end = 10us)"));
+  REQUIRE_NOTHROW(run_collective(topo, config(), collectives::make_plan(call, two), two, {}, {}));
 }
 
 TEST_CASE("CollNet reduces in the switch: each NIC carries the buffer once each way",
