@@ -678,6 +678,10 @@ ChakraTrace read_chakra_json_trace(std::istream& in, const std::string& file) {
       fail(file, where + " is not valid JSON");
     }
     if (!j.is_object()) fail(file, where + " is not a JSON object");
+    // Chakra's GlobalMetadata carries the schema version: an object without it is something else.
+    if (meta && !j.contains("version")) {
+      fail(file, "not a Chakra trace: its first object has no \"version\" (GlobalMetadata)");
+    }
     // Skipping unknown fields would also turn a node type of an unknown name into the default
     // (an invalid node, left out): refuse it instead.
     if (const auto type = j.find("type"); !meta && type != j.end() && type->is_string() &&
@@ -737,6 +741,12 @@ ChakraGroups read_chakra_groups(std::istream& in, const std::string& file) {
 Dag build_chakra_dag(const std::vector<ChakraTrace>& traces, const ChakraGroups& groups) {
   if (traces.empty())
     throw std::invalid_argument("a Chakra import needs at least one rank's trace");
+  if (std::all_of(traces.begin(), traces.end(),
+                  [](const ChakraTrace& t) { return t.nodes.empty(); })) {
+    throw std::invalid_argument(traces.front().file +
+                                ": no node in any rank's trace: nothing to simulate (an empty "
+                                "trace, or not a Chakra execution trace)");
+  }
   return DagBuilder(traces, groups).build();
 }
 

@@ -203,6 +203,14 @@ TEST_CASE("chakra: the jsonizer's JSON is read with protobuf's JSON mapping", "[
              Catch::StartsWith("x.0.json: object 2 is not a Chakra Node"));
   CHECK_THAT(error(R"({"version": "0.0.4"} {"id": "x"})"),
              Catch::StartsWith("x.0.json: object 2 is not a Chakra Node"));
+  // Any JSON object would pass for metadata whose fields are all unknown: it needs its version.
+  CHECK_THAT(error(R"({"foo": 1})"), Catch::Contains("not a Chakra trace: its first object has no "
+                                                     "\"version\""));
+  // Metadata alone is a trace of no node: nothing to simulate, not an iteration of 0 s.
+  std::istringstream header(R"({"version": "0.0.4"})");
+  const ChakraTrace empty = read_chakra_json_trace(header, "x.0.json");
+  CHECK_THROWS_WITH(build_chakra_dag({empty, empty}, {}),
+                    Catch::Contains("x.0.json: no node in any rank's trace"));
 }
 
 TEST_CASE("chakra: nodes become ops on their streams, in dependency order", "[chakra]") {
