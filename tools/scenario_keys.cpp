@@ -111,7 +111,7 @@ constexpr KeyInfo kRows[] = {
     {"host", "`gpu_link`", "rate", "the model's NVLink bandwidth if `gpu` is given; else required when `gpus` > 0",
      "per-GPU NVLink (or PCIe) bandwidth, one direction"},
     {"host", "`gpu_latency`", "time >= 0", "required when `gpus` > 0 (even with `gpu`); else 0",
-     "latency of the intra-host GPU link"},
+     "latency of the intra-host GPU link, as the analytical fidelity's point-to-point transfers (send/recv, all-to-all, pipeline sends) add it; collectives at the packet and flow levels charge NCCL's per-hop latencies instead (`collectives.latencies`; NCCL's figures include the link), so there it changes nothing"},
     {"host", "`intra`", "choice: `nvswitch`, `pcie`", "`nvswitch`",
      "intra-host fabric; `pcie` also rules out NVLS"},
     {"host", "`gpu_to_nic`", "list of counts 0 to `nics`-1, one per GPU", "GPU g uses NIC floor(g x `nics` / `gpus`)",
