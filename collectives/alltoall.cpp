@@ -12,7 +12,18 @@ void transfer(PlanBuilder& b, const Plan& plan, const RankLayout& layout, const 
               std::uint64_t chunk_nvlink, std::uint64_t chunk_net, std::uint64_t& slice) {
   const bool same_host = hosts.host_index[from] == hosts.host_index[to];
   const std::uint64_t chunk = same_host ? chunk_nvlink : chunk_net;
-  const int rail = same_host ? kNoRail : layout.ranks[to].nic;
+  // The receiver's rail (PXN), where the sender's host has a GPU on it; else the sender's own,
+  // where the receiver's host has it; else a rail every host has (hosts of different NIC counts).
+  const auto has_rail = [&](int rank, int rail) {
+    const std::vector<int>& on = hosts.ranks[static_cast<std::size_t>(hosts.host_index[rank])];
+    return std::any_of(on.begin(), on.end(), [&](int r) { return layout.ranks[r].nic == rail; });
+  };
+  int rail = kNoRail;
+  if (!same_host) {
+    rail = has_rail(from, layout.ranks[to].nic)   ? layout.ranks[to].nic
+           : has_rail(to, layout.ranks[from].nic) ? layout.ranks[from].nic
+                                                  : hosts.rail_nics.front();
+  }
   for (int c = 0; c < plan.channels; ++c) {
     const std::uint64_t share = part_size(bytes, plan.channels, c);
     const std::uint64_t pieces = std::max<std::uint64_t>(1, div_up(share, chunk));

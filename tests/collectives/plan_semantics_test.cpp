@@ -408,9 +408,24 @@ TEST_CASE("hosts with different GPU counts get neither NVLS, NVLSTree nor CollNe
       CHECK(plan.algo != Algo::CollNetDirect);
       check_semantics(call, layout);
     }
-    CHECK_THROWS_AS(make_plan(Call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::NvlsTree},
-                              layout),
-                    PlanError);
+    CHECK_THROWS_AS(
+        make_plan(Call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::NvlsTree}, layout),
+        PlanError);
+  }
+}
+
+TEST_CASE("all-to-all between hosts of different NIC counts uses rails both ends have",
+          "[collectives]") {
+  // Host 0's four GPUs share NIC 0; host 1 has a NIC per GPU. PXN would send to GPU 3 of host
+  // 1 on rail 3, which host 0 does not have.
+  RankLayout layout = layout_hosts(0, 1);
+  for (int g = 0; g < 4; ++g) layout.ranks.push_back(RankInfo{0, g, 0});
+  for (int g = 0; g < 4; ++g) layout.ranks.push_back(RankInfo{1, g, g});
+  const Call call{.op = Op::AllToAll, .bytes = 8 << 20};
+  check_semantics(call, layout);
+  const Plan plan = make_plan(call, layout);
+  for (const std::vector<Step>& steps : plan.steps) {
+    for (const Step& s : steps) CHECK((s.rail == kNoRail || s.rail == 0));
   }
 }
 
