@@ -227,6 +227,10 @@ int cmd_busbw(const std::vector<std::string>& args) {
                  scenario.c_str());
     return 2;
   }
+  if (jobs == 0) {
+    std::fprintf(stderr, "error: --jobs 0: run at least one size at once\n");
+    return 2;
+  }
   for (const std::string& out : {csv, nccl_json}) {
     if (out.empty()) continue;
     const std::filesystem::path parent = std::filesystem::path(out).parent_path();

@@ -84,6 +84,10 @@ int cmd_info(const std::vector<std::string>& args) {
     std::cout << opts << "\nexample: fabricsim info network.dcqcn\n";
     return 0;
   }
+  if (vm.count("write") && docs.empty()) {
+    std::cerr << "fabricsim info: --write rewrites the tables of --docs FILE: give the file\n";
+    return 2;
+  }
   if (!docs.empty()) {
     std::ostringstream read;
     read << open_input(docs, "document", 16u << 20).rdbuf();

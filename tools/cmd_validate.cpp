@@ -206,7 +206,12 @@ int cmd_validate(const std::vector<std::string>& args) {
     throw std::invalid_argument("--fidelity must be packet, flow, analytical or all, not '" +
                                 fidelity + "'");
   }
+  if (vm.count("jobs") && jobs == 0) throw std::invalid_argument("-j 0: run at least one at once");
   if (suite == "training") {
+    if (!measured.empty() || !scenario.empty()) {
+      throw std::invalid_argument(
+          "--measured and --scenario compare nccl-tests' bus bandwidth: --suite busbw");
+    }
     if (fidelity != "packet" && fidelity != "all")
       sets.push_back("simulation.fidelity=" + fidelity);
     if (!max_median.empty() || !max_small.empty()) {

@@ -144,6 +144,22 @@ TEST_CASE("no option takes a negative value", "[cli]") {
   }
 }
 
+TEST_CASE("zero jobs and flags of another mode are refused, not ignored", "[cli]") {
+  const Out jobs = run("busbw scenarios/quickstart.yaml --jobs 0");
+  REQUIRE(jobs.status == 2);
+  REQUIRE_THAT(jobs.text, Catch::Contains("--jobs 0"));
+  REQUIRE(run("validate -j 0").status == 1);
+  // --measured is a busbw log: with --suite training it started the whole training suite.
+  const Out training =
+      run("validate --suite training --measured tests/data/nccl_tests_logs/"
+          "allreduce_h100-sxm5_4gpu_ring.log --scenario scenarios/validation/h100-sxm5_1node.yaml");
+  REQUIRE(training.status == 1);
+  REQUIRE_THAT(training.text, Catch::Contains("--suite busbw"));
+  const Out write = run("info --write");
+  REQUIRE(write.status == 2);
+  REQUIRE_THAT(write.text, Catch::Contains("--docs FILE"));
+}
+
 TEST_CASE("fabricsim topo counts the incast example cluster and writes Graphviz", "[cli]") {
   const Out t = run("topo scenarios/examples/incast_hpcc.yaml --dot build/cli_test_out/incast.dot");
   REQUIRE(t.status == 0);
