@@ -381,6 +381,9 @@ void read_jobs(const Section& t, const net::Topology& topo, TrainingSection& s) 
         item.uints("hosts", 0, static_cast<std::uint32_t>(topo.hosts.size() - 1));
     if (hosts.empty()) item.fail_key("hosts", "lists no host");
     for (const std::uint32_t h : hosts) {
+      if (owner[h] == static_cast<int>(j)) {
+        item.fail_key("hosts", fmt::format("lists host {} ({}) twice", h, topo.hosts[h].name));
+      }
       if (owner[h] >= 0) {
         item.fail_key("hosts", fmt::format("host {} ({}) is job {}'s already", h,
                                            topo.hosts[h].name, s.jobs[owner[h]].name));

@@ -639,6 +639,11 @@ TEST_CASE("fabricsim run on several jobs: one summary per job, the fabric's once
       run("run scenarios/examples/training_two_jobs.yaml --set training.jobs.1.hosts=[1,2]");
   REQUIRE(twice.status != 0);
   REQUIRE_THAT(twice.text, Catch::Contains("host 2 (host2) is job a's already"));
+  // A job that lists one host twice (it read the name of a job not yet made: a crash).
+  const Out same =
+      run("run scenarios/examples/training_two_jobs.yaml --set training.jobs.1.hosts=[3,3]");
+  REQUIRE(same.status == 1);
+  REQUIRE_THAT(same.text, Catch::Contains("lists host 3 (host3) twice"));
 }
 
 TEST_CASE("fabricsim run on a training scenario writes its trace and results", "[cli]") {
