@@ -432,7 +432,7 @@ constexpr KeyInfo kRows[] = {
     {"training", "`sequence_parallel`", "bool", "`false`",
      "Megatron's sequence parallelism (all-gather / reduce-scatter instead of all-reduce); needs `tp > 1`"},
     {"training", "`schedule`", "choice: `1f1b`, `gpipe`, `interleaved`", "`1f1b`",
-     "pipeline schedule"},
+     "pipeline schedule; `interleaved` needs `pp` > 1, as Megatron-LM does"},
     {"training", "`virtual_stages`", "count 1-1024", "`2` with `interleaved`, else `1`",
      "model chunks per pipeline rank (interleaved only); micro-batches per replica must divide by `pp`"},
     {"training", "`micro_batch`", "count 1-1048576", "`1`",

@@ -803,6 +803,10 @@ void validate(const TrainingConfig& c, const ModelSpec& m) {
            num(c.micro_batch) + " x " + num(c.dp) + ")");
   need(c.micro_batches() >= 1, "global_batch must hold at least one micro-batch per replica");
   if (c.schedule == Schedule::Interleaved) {
+    // Megatron-LM refuses it on one stage (megatron/training/arguments.py: "pipeline-model-
+    // parallel size should be greater than 1"); here one stage's chunks would each hold the
+    // embedding.
+    need(c.pp > 1, "the interleaved schedule needs pp > 1");
     // Megatron's interleaved schedule needs whole groups of p micro-batches.
     need(c.micro_batches() % c.pp == 0, "the interleaved schedule needs micro-batches (" +
                                             num(c.micro_batches()) + ") divisible by pp (" +

@@ -194,6 +194,7 @@ TEST_CASE("training schedules: with free communication the iteration is the sche
        {std::pair{Schedule::GPipe, 1}, std::pair{Schedule::OneFOneB, 1},
         std::pair{Schedule::Interleaved, 2}, std::pair{Schedule::Interleaved, 4}}) {
     for (const int p : {1, 2, 4}) {
+      if (schedule == Schedule::Interleaved && p == 1) continue;  // refused: no pipeline
       TrainingConfig c;
       c.pp = p;
       c.schedule = schedule;
@@ -416,6 +417,13 @@ TEST_CASE("training DAG: bad configurations are refused with the numbers", "[wor
   c.global_batch = 3;
   c.dp = 2;
   REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("multiple of micro_batch x dp"));
+  // One stage has no pipeline to interleave (Megatron refuses it too).
+  c.global_batch = 4;
+  c.pp = 1;
+  c.dp = 1;
+  c.schedule = Schedule::Interleaved;
+  c.virtual_stages = 2;
+  REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("interleaved schedule needs pp > 1"));
 }
 
 TEST_CASE("training executor: waiting for queued gradient buckets is exposed communication",
