@@ -476,14 +476,14 @@ class Generator {
 
   std::int64_t layer_forward(int layer, std::int64_t last) {
     cur_layer_ = layer;
-    last = zero3_gather(last);
+    last = zero3_gather(last, layer_rank_params());
     last = attention_block(last, false);
     return mlp_block(last, false);
   }
 
   std::int64_t layer_backward(int layer, std::int64_t last) {
     cur_layer_ = layer;
-    last = zero3_gather(last);
+    last = zero3_gather(last, layer_rank_params());
     if (c_.recompute == Recompute::Full) {
       // Full recomputation keeps only the layer's input and reruns its forward first.
       phase_ = Phase::Recompute;
@@ -493,25 +493,33 @@ class Generator {
     }
     last = mlp_block(last, true);
     last = attention_block(last, true);
-    if (c_.zero == 3 && c_.dp > 1) {
-      collective(kDpReduceScatter, Stream::Dp, collectives::Op::ReduceScatter,
-                 grad_shard_bytes(layer_rank_params()), dp_group_, {last});
-    }
+    zero3_reduce(last, layer_rank_params());
     return last;
   }
 
-  // ZeRO-3: the layer's parameters are all-gathered before its forward and backward; the
-  // gather runs on the data-parallel stream once the previous layer has started, so it
-  // overlaps that layer's compute.
+  // ZeRO-3: the parameters of a layer (or of the embedding) are all-gathered before its
+  // forward and backward; the gather runs on the data-parallel stream once the previous layer
+  // has started, so it overlaps that layer's compute.
   // The next compute op waits for the gathered parameters as well as for `last`.
-  std::int64_t zero3_gather(std::int64_t last) {
+  std::int64_t zero3_gather(std::int64_t last, double params) {
     if (c_.zero != 3 || c_.dp == 1) return last;
-    const std::uint64_t bytes = static_cast<std::uint64_t>(layer_rank_params() * dt_);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(params * dt_);
     pending_ = collective(kDpAllGather, Stream::Dp, collectives::Op::AllGather,
                           bytes / c_.dp * c_.dp, dp_group_, {prev_layer_start_});
     prev_layer_start_ = static_cast<std::int64_t>(dag_.ranks[rank_].ops.size());
     return last;
   }
+
+  // ZeRO-3: each backward reduce-scatters the gradients of what it went through.
+  void zero3_reduce(std::int64_t last, double params) {
+    if (c_.zero != 3 || c_.dp == 1) return;
+    collective(kDpReduceScatter, Stream::Dp, collectives::Op::ReduceScatter,
+               grad_shard_bytes(params), dp_group_, {last});
+  }
+
+  // The embedding's parameters on this rank: the first stage holds the word and position
+  // embeddings, the last the word embedding it ties to the logits (one copy with pp = 1).
+  double word_rank_params() const { return static_cast<double>(m_.vocab) * h_ / c_.tp; }
 
   double layer_rank_params() const {
     double p = layer_params(m_) / c_.tp;
@@ -612,9 +620,15 @@ class Generator {
           last = collective(kPpRecv, Stream::PpRecv, collectives::Op::SendRecv, pp_bytes_,
                             {prev_rank, rank}, {});
         }
-        if (first) last = embedding(last, false);
+        if (first) {
+          last = zero3_gather(last, embedding_params(m_) / c_.tp);
+          last = embedding(last, false);
+        }
         for (int l = 0; l < layers_per_chunk_; ++l) last = layer_forward(layer0 + l, last);
-        if (final) last = logits(last, false);
+        if (final) {
+          last = zero3_gather(last, word_rank_params());
+          last = logits(last, false);
+        }
         if (has_next) {
           collective(kPpSend, Stream::PpSend, collectives::Op::SendRecv, pp_bytes_,
                      {rank, next_rank}, {last});
@@ -625,13 +639,22 @@ class Generator {
           last = collective(kPpRecv, Stream::PpRecv, collectives::Op::SendRecv, pp_bytes_,
                             {next_rank, rank}, {});
         }
-        if (final) last = logits(last, true);
+        if (final) {
+          last = zero3_gather(last, word_rank_params());
+          last = logits(last, true);
+          // With pp = 1 the tied gradient is reduced once, with the embedding's, below.
+          if (!first) zero3_reduce(last, word_rank_params());
+        }
         for (int l = layers_per_chunk_ - 1; l >= 0; --l) {
           last = layer_backward(layer0 + l, last);
           if (st.mb == mb_ - 1) grads_ready[st.chunk].push_back({last, layer_rank_params()});
         }
         cur_layer_ = -1;
-        if (first) last = embedding(last, true);
+        if (first) {
+          last = zero3_gather(last, embedding_params(m_) / c_.tp);
+          last = embedding(last, true);
+          zero3_reduce(last, embedding_params(m_) / c_.tp);
+        }
         if (has_prev) {
           collective(kPpSend, Stream::PpSend, collectives::Op::SendRecv, pp_bytes_,
                      {rank, prev_rank}, {last});

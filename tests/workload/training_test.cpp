@@ -162,9 +162,14 @@ TEST_CASE("training DAG: ZeRO moves the gradient and parameter traffic", "[workl
   REQUIRE(t.at("dp_allgather").second == Approx(params * 2).epsilon(1e-4));
   c.zero = 3;
   t = comm_totals(build_training(m, c), 0);
-  // Every layer gathered before its forward and its backward, per micro-batch (2 here).
-  REQUIRE(t.at("dp_allgather").first == 2 * 2 * 4);
-  REQUIRE(t.at("dp_reducescatter").first == 2 * 4);
+  // Every layer and the embedding gathered before its forward and its backward, per
+  // micro-batch (2 here), the word embedding once more for the logits it ties to; every
+  // gradient reduce-scattered once per micro-batch (the tied one once, with pp = 1).
+  REQUIRE(t.at("dp_allgather").first == 2 * 2 * (4 + 2));
+  REQUIRE(t.at("dp_reducescatter").first == 2 * (4 + 1));
+  const double word = 1024.0 * 256;
+  REQUIRE(t.at("dp_allgather").second == Approx(2 * 2 * (params + word) * 2).epsilon(1e-4));
+  REQUIRE(t.at("dp_reducescatter").second == Approx(2 * params * 4).epsilon(1e-4));
 }
 
 TEST_CASE("training DAG: MoE layers exchange tokens over the expert-parallel group",
