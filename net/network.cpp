@@ -51,26 +51,23 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
   const Routes& routes = outages_.routes(0);
   results_.resize(flows_.size());
   std::vector<core::Time> base_rtt(flows_.size());
+  std::vector<Bps> hop_rates;  // of a flow's path, in order
   for (std::uint32_t f = 0; f < flows_.size(); ++f) {
     const FlowSpec& fs = flows_[f];
     check_flow(topo_, cfg_, fs, f);
     results_[f].start = fs.start;
     // Unloaded round trip: a full data packet out and an ACK back over the shortest path.
-    // Unloaded FCT: the first packet crosses every hop store-and-forward, the rest follow at
-    // the slowest hop's rate (the reference of FCT slowdown, as HPCC's fct analysis).
-    core::Time rtt = 0, first = 0, ack_back = 0;
-    Bps slowest = 0;
-    const std::uint32_t first_payload =
-        static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.nic.mtu, fs.bytes));
+    core::Time rtt = 0, delays = 0, ack_back = 0;
+    hop_rates.clear();
     NodeId at = topo_.nics[fs.src_nic];
     while (at != topo_.nics[fs.dst_nic]) {
       const PortId p = routes.next_hops(at, fs.dst_nic)[0];
       const Link& l = topo_.link_at(at, p);
       rtt += 2 * l.delay + serialization(data_wire_bytes(cfg_.nic.mtu), l.rate) +
              serialization(kAckWireBytes, l.rate);
-      first += l.delay + serialization(data_wire_bytes(first_payload), l.rate);
+      delays += l.delay;
       ack_back += l.delay + serialization(kAckWireBytes, l.rate);
-      slowest = slowest ? std::min(slowest, l.rate) : l.rate;
+      hop_rates.push_back(l.rate);
       at = topo_.peer(at, p);
     }
     // A timeout within the unloaded round trip fires before any ACK can return: every packet
@@ -85,11 +82,34 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
           double(NicConfig{}.rto) * 1e-6));
     }
     base_rtt[f] = rtt;
-    const std::uint64_t full = (fs.bytes - first_payload) / cfg_.nic.mtu;
-    const std::uint64_t tail = (fs.bytes - first_payload) % cfg_.nic.mtu;
-    const std::uint64_t rest_wire =
-        full * data_wire_bytes(cfg_.nic.mtu) + (tail ? data_wire_bytes(std::uint32_t(tail)) : 0);
-    results_[f].ideal = first + serialization(rest_wire, slowest);
+    // Unloaded FCT (the reference of FCT slowdown, as HPCC's fct analysis): packets sent back
+    // to back through store-and-forward hops, the last one perhaps short. The last leaves the
+    // last hop at the longest monotone path through (packet, hop): for some hop h, every packet
+    // but the last crosses the hops up to h and queues at the slowest of them, then the last
+    // crosses h and the hops after it (a short last packet may wait at a fast hop after the
+    // slowest for the full one ahead of it).
+    const std::uint64_t packets = (fs.bytes + cfg_.nic.mtu - 1) / cfg_.nic.mtu;
+    const std::uint32_t last_payload =
+        static_cast<std::uint32_t>(fs.bytes - (packets - 1) * cfg_.nic.mtu);
+    const std::uint64_t full_wire = data_wire_bytes(cfg_.nic.mtu);
+    const std::uint64_t last_wire = data_wire_bytes(last_payload);
+    core::Time longest = 0;
+    core::Time first = 0;  // the first packet through the hops up to h
+    Bps slowest = 0;       // of the hops up to h
+    for (std::size_t h = 0; h < hop_rates.size(); ++h) {
+      slowest = h == 0 ? hop_rates[0] : std::min(slowest, hop_rates[h]);
+      core::Time t = 0;
+      if (packets > 1) {
+        first += serialization(full_wire, hop_rates[h]);
+        // As the NIC sends them, one frame at a time; the whole once, for its horizon check.
+        serialization((packets - 2) * full_wire, slowest);
+        t = first + static_cast<core::Time>(packets - 2) * serialization(full_wire, slowest);
+      }
+      for (std::size_t i = h; i < hop_rates.size(); ++i)
+        t += serialization(last_wire, hop_rates[i]);
+      longest = std::max(longest, t);
+    }
+    results_[f].ideal = delays + longest;
     results_[f].ideal_acked = results_[f].ideal + ack_back;
   }
   if (cfg_.cc.kind == cc::Kind::kHpcc && cfg_.cc.hpcc.global_base_rtt && !base_rtt.empty()) {
