@@ -368,11 +368,16 @@ int cmd_sweep(const std::vector<std::string>& args) {
     return 1;
   }
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string_view> fields;
+  std::vector<std::string> fields;
   for (std::size_t i = 0; i < n; ++i) {
     const fs::path results = points / point_dir(i) / "results.json";
     const std::string json = read_file(results);
     if (i == 0) fields = headline_fields(json);
+    if (headline_fields(json) != fields) {
+      throw std::runtime_error(fmt::format(
+          "{}: point {} has other columns than point 1 (its jobs or its kind of run differ)",
+          results.string(), i + 1));
+    }
     rows.push_back(read_headline(json, results.string()));
   }
   write_atomically(dir.string(), "sweep.csv", sweep_csv(s, fields, rows));

@@ -211,18 +211,44 @@ nlohmann::json parse_results(const std::string& results_json, const std::string&
   return doc;
 }
 
-// The headline columns of a parsed results.json's "results" object.
-std::vector<std::string_view> fields_of(const nlohmann::json& res) {
-  if (res.contains("avg_busbw_GBps")) {
-    return {kCollectiveHeadline.begin(), kCollectiveHeadline.end()};
+// The headline columns of a parsed results.json's "results" object. Several training jobs on
+// one fabric: the run's end, then each job's training columns under its name.
+std::vector<std::string> fields_of(const nlohmann::json& res) {
+  const auto strings = [](const auto& fields) {
+    return std::vector<std::string>(fields.begin(), fields.end());
+  };
+  if (res.contains("avg_busbw_GBps")) return strings(kCollectiveHeadline);
+  if (res.contains("iteration_s")) return strings(kTrainingHeadline);
+  if (res.contains("jobs") && res["jobs"].is_array()) {
+    std::vector<std::string> out{"end_s"};
+    for (const nlohmann::json& job : res["jobs"]) {
+      const std::string name = job.is_object() && job.contains("name") && job["name"].is_string()
+                                   ? job["name"].get<std::string>()
+                                   : "?";
+      for (std::string_view f : kTrainingHeadline) out.push_back(name + "." + std::string(f));
+    }
+    return out;
   }
-  if (res.contains("iteration_s")) return {kTrainingHeadline.begin(), kTrainingHeadline.end()};
-  return {kHeadline.begin(), kHeadline.end()};
+  return strings(kHeadline);
+}
+
+// The value of `field` in `res` (a job's field: "NAME.FIELD"), or nullptr.
+const nlohmann::json* field_value(const nlohmann::json& res, const std::string& field) {
+  if (const auto it = res.find(field); it != res.end()) return &*it;
+  const std::size_t dot = field.rfind('.');
+  if (dot == std::string::npos || !res.contains("jobs") || !res["jobs"].is_array()) return nullptr;
+  for (const nlohmann::json& job : res["jobs"]) {
+    if (job.is_object() && job.value("name", "") == field.substr(0, dot)) {
+      const auto it = job.find(field.substr(dot + 1));
+      return it == job.end() ? nullptr : &*it;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
 
-std::vector<std::string_view> headline_fields(const std::string& results_json) {
+std::vector<std::string> headline_fields(const std::string& results_json) {
   return fields_of(parse_results(results_json, "results.json")["results"]);
 }
 
@@ -230,21 +256,21 @@ std::vector<std::string> read_headline(const std::string& results_json, const st
   const nlohmann::json doc = parse_results(results_json, name);
   const nlohmann::json& res = doc["results"];
   std::vector<std::string> out;
-  for (std::string_view field : fields_of(res)) {
-    const auto it = res.find(std::string(field));
-    if (it == res.end()) {
+  for (const std::string& field : fields_of(res)) {
+    const nlohmann::json* v = field_value(res, field);
+    if (v == nullptr) {
       throw std::runtime_error(fmt::format("{}: \"results\" has no \"{}\"", name, field));
     }
-    out.push_back(it->is_string() ? it->get<std::string>() : it->dump());
+    out.push_back(v->is_string() ? v->get<std::string>() : v->dump());
   }
   return out;
 }
 
-std::string sweep_csv(const Sweep& s, const std::vector<std::string_view>& fields,
+std::string sweep_csv(const Sweep& s, const std::vector<std::string>& fields,
                       const std::vector<std::vector<std::string>>& rows) {
   std::string out = "point";
   for (const std::string& k : s.keys) out += "," + csv_field(k);
-  for (std::string_view h : fields) out += fmt::format(",{}", h);
+  for (const std::string& h : fields) out += "," + csv_field(h);
   out += '\n';
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     out += std::to_string(i + 1);

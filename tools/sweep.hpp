@@ -58,15 +58,16 @@ inline constexpr std::array<std::string_view, 8> kTrainingHeadline = {
     "tflops_per_gpu", "mfu",       "memory_GB",      "model_flops"};
 
 // The headline columns of a results.json: kCollectiveHeadline for a collectives run,
-// kTrainingHeadline for a training run, else kHeadline.
-std::vector<std::string_view> headline_fields(const std::string& results_json);
+// kTrainingHeadline for a training run, for several training jobs end_s and each job's
+// kTrainingHeadline as NAME.FIELD, else kHeadline.
+std::vector<std::string> headline_fields(const std::string& results_json);
 
 // Those values from the "results" object of a results.json (tools/results_json.hpp), as
 // written there. Throws std::runtime_error naming `name` when one is missing.
 std::vector<std::string> read_headline(const std::string& results_json, const std::string& name);
 
 // point,<each swept key>,<fields...>: one row per point; rows[i] holds point i's headline.
-std::string sweep_csv(const Sweep& s, const std::vector<std::string_view>& fields,
+std::string sweep_csv(const Sweep& s, const std::vector<std::string>& fields,
                       const std::vector<std::vector<std::string>>& rows);
 
 // The long tables every point wrote (busbw.csv, flows.csv, fct_slowdown.csv) joined into one:

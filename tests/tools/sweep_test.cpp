@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -167,6 +168,28 @@ TEST_CASE("sweep: headline results come from results.json and make one CSV row",
           "point,network.cc,\"odd,key\",flows_finished,fct_mean_us,fct_max_us,end_us,drops,"
           "ecn_marks,pfc_pauses,fct_slowdown_p50,fct_slowdown_p99\n1,dcqcn,\"a\"\"b\",1,2.5,2.5,"
           "4.0,3,7,0,2.5,2.5\n");
+}
+
+TEST_CASE("sweep: several training jobs tabulate the run's end and each job's columns", "[sweep]") {
+  // A results.json of two jobs on one fabric (tools/results_json.cpp): it once failed to
+  // tabulate, read as a flows run.
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const char* name : {"a", "b"}) {
+    nlohmann::json job = {{"name", name}, {"start_s", 0.0}};
+    double v = name[0] == 'a' ? 1 : 2;
+    for (std::string_view f : tools::kTrainingHeadline) job[std::string(f)] = v++;
+    jobs.push_back(job);
+  }
+  const std::string json = nlohmann::json{{"results", {{"end_s", 3.5}, {"jobs", jobs}}}}.dump();
+  const std::vector<std::string> fields = tools::headline_fields(json);
+  REQUIRE(fields.size() == 1 + 2 * tools::kTrainingHeadline.size());
+  CHECK(fields[0] == "end_s");
+  CHECK(fields[1] == "a.iteration_s");
+  CHECK(fields[1 + tools::kTrainingHeadline.size()] == "b.iteration_s");
+  const std::vector<std::string> row = tools::read_headline(json, "r.json");
+  CHECK(row[0] == "3.5");
+  CHECK(row[1] == "1.0");
+  CHECK(row[1 + tools::kTrainingHeadline.size()] == "2.0");
 }
 
 TEST_CASE("sweep: long tables join every point's rows behind its point and swept values",
