@@ -203,6 +203,13 @@ std::vector<bool> runs_into_comm(const RankDag& rd, const RankShape& st, bool re
   return into;
 }
 
+void throw_cut_off(core::Time end) {
+  throw std::runtime_error(
+      "the training iteration did not finish by the run's end "
+      "(simulation.end = " +
+      core::format_time(end) + "): raise it, or leave it out");
+}
+
 void throw_stalled(const Dag& dag, std::uint32_t r, const std::vector<OpTiming>& ops) {
   const RankDag& rd = dag.ranks[r];
   for (std::uint32_t i = 0; i < rd.ops.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/time.hpp"
 #include "workload/training.hpp"
 #include "workload/training_exec.hpp"
 
@@ -136,5 +137,8 @@ std::vector<bool> runs_into_comm(const RankDag& rd, const RankShape& shape, bool
 // Throws std::runtime_error naming the first op of rank r that never ended (`ops`: its timings,
 // -1 for what never started or ended): a DAG that cannot finish, e.g. a cycle between ranks.
 [[noreturn]] void throw_stalled(const Dag& dag, std::uint32_t r, const std::vector<OpTiming>& ops);
+
+// Throws std::runtime_error: the iteration did not finish by `end` (simulation.end).
+[[noreturn]] void throw_cut_off(core::Time end);
 
 }  // namespace fabricsim::workload

@@ -171,6 +171,14 @@ class FabricAgent final : public net::HostApp {
 
   void attach(net::Network* network) { net_ = network; }
 
+  // Every rank ran every op.
+  bool finished() const {
+    for (std::uint32_t r = 0; r < state_.size(); ++r) {
+      if (state_[r].done != dag_.ranks[r].ops.size()) return false;
+    }
+    return true;
+  }
+
   // `moving`: per communication, when its data started to move (account()).
   TrainingTimeline take(std::vector<Time>& moving) {
     for (std::uint32_t r = 0; r < state_.size(); ++r) {
@@ -454,6 +462,7 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
 
   FabricTraining out;
   out.net = network.run(run);
+  if (out.net.kernel.cut_off && !agent.finished()) throw_cut_off(run.end);
   std::vector<Time> moving;
   out.timeline = agent.take(moving);
   out.shapes = cs.first.size();

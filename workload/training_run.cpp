@@ -8,6 +8,7 @@
 
 #include "workload/comm_cost.hpp"
 #include "workload/comm_model.hpp"
+#include "workload/rank_progress.hpp"
 #include "workload/training_fabric.hpp"
 
 namespace fabricsim::workload {
@@ -135,6 +136,8 @@ TrainingReport simulate_training(const TrainingInputs& in) {
   }
   if (!packet) {
     rep.timeline = execute_training(dag, rep.kernel_time, rep.comm_time, in.slowdown);
+    // Timed apart from the fabric, the iteration still ends where a shared run would have.
+    if (rep.timeline.iteration > in.run.end) throw_cut_off(in.run.end);
   }
   summarize(rep, c.world(), in.gpu);
   return rep;

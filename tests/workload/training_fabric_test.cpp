@@ -27,7 +27,7 @@ struct Job {
 
 TrainingReport run(const net::Topology& topo, Job job, CommMode mode, unsigned threads = 1,
                    std::uint32_t lps = 1, std::vector<double> slowdown = {},
-                   const net::NetworkConfig& cfg = {}) {
+                   const net::NetworkConfig& cfg = {}, core::Time end = core::kTimeMax) {
   static const compute::KernelDb db;
   TrainingInputs in;
   in.model = gpt(4, 512, 8, 256, 1024);
@@ -44,6 +44,7 @@ TrainingReport run(const net::Topology& topo, Job job, CommMode mode, unsigned t
   in.slowdown = std::move(slowdown);
   in.run.threads = threads;
   in.run.lps = lps;
+  in.run.end = end;
   return simulate_training(in);
 }
 
@@ -78,6 +79,21 @@ TEST_CASE("training on the fabric: where communications never meet, packet and i
   REQUIRE(pkt.network_events > 0);
   CAPTURE(iso.iteration_s, pkt.iteration_s);
   REQUIRE(pkt.iteration_s == Approx(iso.iteration_s).epsilon(0.01));
+}
+
+TEST_CASE("training: a run that ends before the iteration says so, at every level",
+          "[workload][training][fabric]") {
+  const net::Topology topo = single_switch(2, 2);
+  const Job job{2, 1, 2};
+  for (const CommMode mode : {CommMode::Packet, CommMode::Analytical}) {
+    const TrainingReport whole = run(topo, job, mode);
+    const auto half = static_cast<core::Time>(whole.iteration_s * 0.5e12);
+    // Cut off mid-iteration: not a stalled DAG (packet), not an iteration past its end
+    // (timed apart from the fabric).
+    REQUIRE_THROWS_WITH(run(topo, job, mode, 1, 1, {}, {}, half),
+                        Catch::Contains("did not finish by the run's end (simulation.end"));
+    REQUIRE_NOTHROW(run(topo, job, mode, 1, 1, {}, {}, 2 * half + 1'000'000));
+  }
 }
 
 TEST_CASE("training on the fabric: data-parallel rings that share an uplink slow each other down",
