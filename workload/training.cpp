@@ -810,6 +810,10 @@ void validate(const TrainingConfig& c, const ModelSpec& m) {
   };
   need(c.tp >= 1 && c.pp >= 1 && c.dp >= 1 && c.ep >= 1, "tp, pp, dp and ep must be at least 1");
   need(m.heads % c.tp == 0, "tp (" + num(c.tp) + ") must divide the heads (" + num(m.heads) + ")");
+  // Megatron-Core (transformer/attention.py): fewer KV heads than tp ranks each keep one;
+  // otherwise tp divides them.
+  need(m.kv_heads < c.tp || m.kv_heads % c.tp == 0,
+       "tp (" + num(c.tp) + ") must divide kv_heads (" + num(m.kv_heads) + ") when it is smaller");
   need(m.ffn_hidden % c.tp == 0,
        "tp (" + num(c.tp) + ") must divide ffn_hidden (" + num(m.ffn_hidden) + ")");
   need(m.vocab % c.tp == 0, "tp (" + num(c.tp) + ") must divide the vocabulary (" + num(m.vocab) +
