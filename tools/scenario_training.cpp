@@ -6,6 +6,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "compute/gpu.hpp"
@@ -127,6 +128,7 @@ std::vector<double> read_stragglers(const Section& t, const net::Topology& topo)
   std::uint32_t gpus = 0;
   for (const net::Host& h : topo.hosts) first_rank.push_back(gpus), gpus += h.gpus;
   std::vector<double> out;
+  std::set<std::uint32_t> listed;  // ranks given a factor
   for (const Section& s : t.items("stragglers")) {
     s.only({"host", "gpu", "factor"});
     const auto host = static_cast<std::uint32_t>(
@@ -141,7 +143,15 @@ std::vector<double> read_stragglers(const Section& t, const net::Topology& topo)
     // Kernels up to 100x slower (or a faster GPU, down to a tenth of the time).
     const double factor = s.real("factor", std::nullopt);
     if (out.empty()) out.assign(gpus, 1.0);
-    for (std::uint32_t g = lo; g < hi; ++g) out[first_rank[host] + g] = factor;
+    for (std::uint32_t g = lo; g < hi; ++g) {
+      if (listed.count(first_rank[host] + g)) {
+        s.fail_key(s.has("gpu") ? "gpu" : "host",
+                   fmt::format("GPU {} of host {} is listed already (a GPU has one factor)", g,
+                               topo.hosts[host].name));
+      }
+      listed.insert(first_rank[host] + g);
+      out[first_rank[host] + g] = factor;
+    }
   }
   return out;
 }

@@ -639,6 +639,13 @@ TEST_CASE("fabricsim run on several jobs: one summary per job, the fabric's once
       run("run scenarios/examples/training_two_jobs.yaml --set training.jobs.1.hosts=[1,2]");
   REQUIRE(twice.status != 0);
   REQUIRE_THAT(twice.text, Catch::Contains("host 2 (host2) is job a's already"));
+  // A GPU given two straggler factors (the last one won, silently).
+  const Out slow =
+      run("run scenarios/examples/training_two_jobs.yaml --set \"training.stragglers=[{host: 0, "
+          "factor: 1.5}, {host: 0, gpu: 1, factor: 2}]\"");
+  REQUIRE(slow.status == 1);
+  REQUIRE_THAT(slow.text, Catch::Contains("'training.stragglers[1].gpu' GPU 1 of host host0 is "
+                                          "listed already"));
   // A job that lists one host twice (it read the name of a job not yet made: a crash).
   const Out same =
       run("run scenarios/examples/training_two_jobs.yaml --set training.jobs.1.hosts=[3,3]");
