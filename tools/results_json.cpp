@@ -78,14 +78,18 @@ Json training_fields(const workload::TrainingReport& r) {
   j["exposed_dp_s"] = stream(workload::Stream::Dp);
   j["exposed_ep_s"] = stream(workload::Stream::Ep);
   j["bubble_s"] = r.bubble_s;
-  j["tflops_per_gpu"] = r.tflops_per_gpu;
-  j["mfu"] = r.mfu;
-  j["memory_GB"] = m.total() / 1e9;
-  j["memory_weights_GB"] = m.weights / 1e9;
-  j["memory_gradients_GB"] = m.gradients / 1e9;
-  j["memory_optimizer_GB"] = m.optimizer / 1e9;
-  j["memory_activations_GB"] = m.activations / 1e9;
-  j["model_flops"] = r.dag.model_flops;
+  // An imported workload gives times, not FLOPs or memory: those are unknown (null), not 0.
+  const bool flops = r.dag.model_flops > 0;
+  const bool memory = m.total() > 0;
+  const auto known = [](bool is, double v) { return is ? Json(v) : Json(nullptr); };
+  j["tflops_per_gpu"] = known(flops, r.tflops_per_gpu);
+  j["mfu"] = known(flops, r.mfu);
+  j["memory_GB"] = known(memory, m.total() / 1e9);
+  j["memory_weights_GB"] = known(memory, m.weights / 1e9);
+  j["memory_gradients_GB"] = known(memory, m.gradients / 1e9);
+  j["memory_optimizer_GB"] = known(memory, m.optimizer / 1e9);
+  j["memory_activations_GB"] = known(memory, m.activations / 1e9);
+  j["model_flops"] = known(flops, r.dag.model_flops);
   j["network"] = workload::name(r.comm);
   j["network_events"] = r.network_events;
   j["queue_pairs"] = r.queue_pairs;
@@ -145,16 +149,17 @@ std::string results_json(const Scenario& sc, const net::NetworkResult& r) {
   Json& res = doc["results"] = Json::object();
   res["flows"] = r.flows.size();
   res["flows_finished"] = done;
-  res["fct_mean_us"] = done ? fct_sum / double(done) : 0.0;
-  res["fct_max_us"] = fct_max;
+  // No flow finished: no FCT to speak of (null, not 0).
+  res["fct_mean_us"] = done ? Json(fct_sum / double(done)) : Json(nullptr);
+  res["fct_max_us"] = done ? Json(fct_max) : Json(nullptr);
   res["end_us"] = double(r.end) * 1e-6;
   res["delivered_bytes"] = r.delivered;
   res["drops"] = drops;
   res["lost_on_failed_links"] = lost;
   res["ecn_marks"] = marks;
   res["pfc_pauses"] = pauses;
-  res["fct_slowdown_p50"] = percentile(slowdowns, 0.5);
-  res["fct_slowdown_p99"] = percentile(slowdowns, 0.99);
+  res["fct_slowdown_p50"] = slowdowns.empty() ? Json(nullptr) : Json(percentile(slowdowns, 0.5));
+  res["fct_slowdown_p99"] = slowdowns.empty() ? Json(nullptr) : Json(percentile(slowdowns, 0.99));
   const core::KernelStats& ks = r.kernel;
   Json& k = doc["kernel"] = Json::object();
   k["events"] = ks.events;

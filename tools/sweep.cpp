@@ -261,7 +261,8 @@ std::vector<std::string> read_headline(const std::string& results_json, const st
     if (v == nullptr) {
       throw std::runtime_error(fmt::format("{}: \"results\" has no \"{}\"", name, field));
     }
-    out.push_back(v->is_string() ? v->get<std::string>() : v->dump());
+    // Unknown (null): an empty cell.
+    out.push_back(v->is_string() ? v->get<std::string>() : v->is_null() ? "" : v->dump());
   }
   return out;
 }

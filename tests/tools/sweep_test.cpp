@@ -158,6 +158,11 @@ TEST_CASE("sweep: headline results come from results.json and make one CSV row",
   // The numbers as results.json holds them (JSON numbers, shortest exact form).
   REQUIRE(row == std::vector<std::string>{"1", "2.5", "2.5", "4.0", "3", "7", "0", "2.5", "2.5"});
   REQUIRE_THROWS_WITH(tools::read_headline("{}", "r.json"), Catch::Contains("r.json"));
+  // No flow finished: the FCTs are unknown (null in results.json, empty cells), not 0.
+  net::NetworkResult none = r;
+  none.flows[0].finish = -1;
+  REQUIRE(tools::read_headline(tools::results_json(sc, none), "r.json") ==
+          std::vector<std::string>{"0", "", "", "4.0", "3", "7", "0", "", ""});
 
   tools::Sweep s;
   s.keys = {"network.cc", "odd,key"};
