@@ -213,9 +213,13 @@ std::string fabric_summary(const Scenario& sc, const net::NetworkResult& fabric,
   }
   std::string out = fmt::format("busiest links (busy share of {}): {}\n", what, links);
   if (fabric.fidelity == net::Fidelity::kFlow) return out;  // no marks or pauses exist
-  std::uint64_t pauses = 0, marks = 0;
-  for (const net::PortStats& p : fabric.ports) pauses += p.pauses_sent, marks += p.ecn_marks;
-  return out + fmt::format("fabric: {} ECN marks, {} PFC pauses\n", marks, pauses);
+  std::uint64_t pauses = 0, marks = 0, lost = 0;
+  for (const net::PortStats& p : fabric.ports) {
+    pauses += p.pauses_sent, marks += p.ecn_marks, lost += p.lost;
+  }
+  // Frames sent into links while they were down (cluster.failed_links), resent by their NICs.
+  const std::string failed = lost ? fmt::format(", {} frames lost on failed links", lost) : "";
+  return out + fmt::format("fabric: {} ECN marks, {} PFC pauses{}\n", marks, pauses, failed);
 }
 
 }  // namespace

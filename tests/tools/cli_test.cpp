@@ -653,6 +653,24 @@ TEST_CASE("fabricsim run on several jobs: one summary per job, the fabric's once
   REQUIRE_THAT(same.text, Catch::Contains("lists host 3 (host3) twice"));
 }
 
+TEST_CASE("training on the fabric reports the frames a failed link lost", "[cli]") {
+  std::filesystem::create_directories("build/cli_test_out");
+  const std::string yaml = "build/cli_test_out/training_failed_link.yaml";
+  {
+    std::ofstream f(yaml);
+    f << "cluster:\n  topology: fat_tree\n  leaves: 2\n  hosts_per_leaf: 2\n"
+         "  oversubscription: 2\n  host: {gpus: 2, gpu: H100, nics: 2, gpu_latency: 0ns}\n"
+         "  nic_link: {rate: 100Gbps, delay: 500ns}\n  uplink: {rate: 100Gbps, delay: 500ns}\n"
+         "  failed_links: [{a: host0.nic0, b: leaf0, at: 3ms, until: 3.5ms}]\n"
+         "network:\n  cc: dcqcn\n"
+         "training:\n  model: {name: tiny, layers: 4, hidden: 1024, heads: 16, seq_len: 512, "
+         "vocab: 32000}\n  tp: 2\n  micro_batch: 1\n  global_batch: 4\n";
+  }
+  const Out o = run("run " + yaml);
+  REQUIRE(o.status == 0);
+  REQUIRE_THAT(o.text, Catch::Contains(" frames lost on failed links"));
+}
+
 TEST_CASE("fabricsim run on a training scenario writes its trace and results", "[cli]") {
   // Isolated: one data-parallel replica runs. Packet: all of them (two replicas on 4 hosts).
   const bool packet = GENERATE(false, true);
