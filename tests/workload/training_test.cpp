@@ -408,6 +408,15 @@ TEST_CASE("training run: a configuration that does not fit errors with the numbe
                       Catch::Contains("does not fit in GPU memory") && Catch::Contains("80 GB"));
   in.config.tp = 4;
   REQUIRE_THROWS_WITH(simulate_training(in), Catch::Contains("4 ranks, but the cluster has 8"));
+  // A DAG larger than memory is refused before it is built (2^30 micro-batches of a small
+  // model: estimated from builds of one and two).
+  in.model = gpt(2, 256, 8, 128, 1024);
+  in.config.tp = 8;
+  in.config.global_batch = 1 << 30;
+  REQUIRE_THROWS_WITH(simulate_training(in),
+                      Catch::Contains("the training DAG of 1073741824 micro-batches per replica "
+                                      "needs about") &&
+                          Catch::Contains("lower training.global_batch"));
 }
 
 TEST_CASE("training DAG: bad configurations are refused with the numbers", "[workload][training]") {
