@@ -95,20 +95,19 @@ std::uint64_t dag_bytes(const Dag& d) {
          d.comms.size() * sizeof(Comm);
 }
 
-// A DAG grows with the micro-batches per replica: measured on builds of `step` and 2 x `step`
-// of them (the interleaved schedule takes them in groups of pp), extrapolated, and refused above
-// the memory limit before it is built (a global batch of 2^30 ran out of memory, or swapped).
+// A DAG grows with the micro-batches per replica: measured on a build of `step` of them (the
+// interleaved schedule takes them in groups of pp), scaled up (a little over: the optimizer's
+// part is counted each time), and refused above the memory limit before it is built (a global
+// batch of 2^30 ran out of memory, or swapped). A run of a few groups is built as it is: the
+// estimate would cost a good part of it.
 void check_dag_size(const ModelSpec& m, const TrainingConfig& c) {
   const int step = c.schedule == Schedule::Interleaved ? c.pp : 1;
   const int mb = c.micro_batches();
-  if (mb <= 2 * step) return;
+  if (mb <= 8 * step) return;
   TrainingConfig small = c;
   small.global_batch = step * c.micro_batch * c.dp;
-  const std::uint64_t one = dag_bytes(build_training(m, small));
-  small.global_batch *= 2;
-  const std::uint64_t two = dag_bytes(build_training(m, small));
-  const double per_step = static_cast<double>(std::max(two, one) - one);
-  const double need = static_cast<double>(one) + per_step * (mb - step) / step;
+  const double need =
+      static_cast<double>(dag_bytes(build_training(m, small))) * (static_cast<double>(mb) / step);
   if (need > static_cast<double>(net::memory_limit())) {
     throw std::length_error(fmt::format(
         "the training DAG of {} micro-batches per replica needs about {} (its ops, their "
