@@ -1,6 +1,5 @@
 #include "workload/training_run.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
