@@ -12,17 +12,17 @@ void transfer(PlanBuilder& b, const Plan& plan, const RankLayout& layout, const 
               std::uint64_t chunk_nvlink, std::uint64_t chunk_net, std::uint64_t& slice) {
   const bool same_host = hosts.host_index[from] == hosts.host_index[to];
   const std::uint64_t chunk = same_host ? chunk_nvlink : chunk_net;
-  // The receiver's rail (PXN), where the sender's host has a GPU on it; else the sender's own,
-  // where the receiver's host has it; else a rail every host has (hosts of different NIC counts).
+  // The receiver's rail (PXN), where the sender's host has that NIC; else the sender's own,
+  // where the receiver's host has it; else NIC 0, which every host has (hosts of different NIC
+  // counts).
   const auto has_rail = [&](int rank, int rail) {
-    const std::vector<int>& on = hosts.ranks[static_cast<std::size_t>(hosts.host_index[rank])];
-    return std::any_of(on.begin(), on.end(), [&](int r) { return layout.ranks[r].nic == rail; });
+    const int nics = layout.ranks[rank].host_nics;
+    return nics == 0 || rail < nics;
   };
   int rail = kNoRail;
   if (!same_host) {
-    rail = has_rail(from, layout.ranks[to].nic)   ? layout.ranks[to].nic
-           : has_rail(to, layout.ranks[from].nic) ? layout.ranks[from].nic
-                                                  : hosts.rail_nics.front();
+    const int to_nic = layout.ranks[to].nic, from_nic = layout.ranks[from].nic;
+    rail = has_rail(from, to_nic) ? to_nic : has_rail(to, from_nic) ? from_nic : 0;
   }
   for (int c = 0; c < plan.channels; ++c) {
     const std::uint64_t share = part_size(bytes, plan.channels, c);

@@ -49,9 +49,10 @@ class PlanError : public std::invalid_argument {
 };
 
 struct RankInfo {
-  int host = 0;   // any id; ranks with equal host share NVLink
-  int local = 0;  // GPU index inside the host
-  int nic = 0;    // NIC (rail) index inside the host the GPU is closest to
+  int host = 0;       // any id; ranks with equal host share NVLink
+  int local = 0;      // GPU index inside the host
+  int nic = 0;        // NIC (rail) index inside the host the GPU is closest to
+  int host_nics = 0;  // NICs of its host, rails 0 to host_nics - 1 (0: not known, all of them)
 };
 
 // Hardware facts the tuning model needs, and the NCCL version that tunes for them; bandwidths

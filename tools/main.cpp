@@ -9,6 +9,7 @@
 #endif
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -94,11 +95,21 @@ int main(int argc, char** argv) {
     rest.erase(rest.begin());  // the command itself
     // No option takes a negative value; program_options would read "-1" into an unsigned count
     // as 4294967295.
-    for (std::size_t i = 1; i < rest.size(); ++i) {
-      const std::string& v = rest[i];
-      if (v.size() >= 2 && v[0] == '-' &&
-          (std::isdigit(static_cast<unsigned char>(v[1])) || (v[1] == '.' && v.size() > 2))) {
-        std::cerr << "fabricsim: " << rest[i - 1] << " " << v
+    const auto negative = [](std::string_view v) {
+      return v.size() >= 2 && v[0] == '-' &&
+             (std::isdigit(static_cast<unsigned char>(v[1])) || (v[1] == '.' && v.size() > 2));
+    };
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+      const std::string_view v = rest[i];
+      // The value as a word of its own (--nodes -1), after '=' (--nodes=-1), or stuck to a
+      // short option (-j-1).
+      const std::size_t eq = v.starts_with("--") ? v.find('=') : std::string_view::npos;
+      const bool alone = i > 0 && negative(v);
+      const bool joined = eq != std::string_view::npos && negative(v.substr(eq + 1));
+      const bool stuck = v.size() > 2 && v[0] == '-' &&
+                         std::isalpha(static_cast<unsigned char>(v[1])) && negative(v.substr(2));
+      if (alone || joined || stuck) {
+        std::cerr << "fabricsim: " << (alone ? rest[i - 1] + " " : "") << v
                   << ": option values are never negative (see --help)\n";
         return 2;
       }

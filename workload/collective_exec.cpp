@@ -27,7 +27,8 @@ collectives::RankLayout rank_layout(const net::Topology& topo, const collectives
     const net::Host& host = topo.hosts[h];
     for (std::uint32_t g = 0; g < host.gpus; ++g) {
       layout.ranks.push_back({static_cast<int>(h), static_cast<int>(g),
-                              static_cast<int>(host.gpu_to_nic.empty() ? 0 : host.gpu_to_nic[g])});
+                              static_cast<int>(host.gpu_to_nic.empty() ? 0 : host.gpu_to_nic[g]),
+                              static_cast<int>(host.nics.size())});
     }
   }
   return layout;

@@ -810,10 +810,11 @@ void validate(const TrainingConfig& c, const ModelSpec& m) {
   };
   need(c.tp >= 1 && c.pp >= 1 && c.dp >= 1 && c.ep >= 1, "tp, pp, dp and ep must be at least 1");
   need(m.heads % c.tp == 0, "tp (" + num(c.tp) + ") must divide the heads (" + num(m.heads) + ")");
-  // Megatron-Core (transformer/attention.py): fewer KV heads than tp ranks each keep one;
-  // otherwise tp divides them.
-  need(m.kv_heads < c.tp || m.kv_heads % c.tp == 0,
-       "tp (" + num(c.tp) + ") must divide kv_heads (" + num(m.kv_heads) + ") when it is smaller");
+  // Megatron-Core (transformer/transformer_config.py): the KV heads are a multiple or a divisor
+  // of tp; with fewer heads than ranks each rank keeps a copy of one.
+  need(m.kv_heads % c.tp == 0 || c.tp % m.kv_heads == 0,
+       "kv_heads (" + num(m.kv_heads) + ") must be a multiple or a divisor of tp (" + num(c.tp) +
+           ")");
   need(m.ffn_hidden % c.tp == 0,
        "tp (" + num(c.tp) + ") must divide ffn_hidden (" + num(m.ffn_hidden) + ")");
   need(m.vocab % c.tp == 0, "tp (" + num(c.tp) + ") must divide the vocabulary (" + num(m.vocab) +

@@ -419,14 +419,20 @@ TEST_CASE("all-to-all between hosts of different NIC counts uses rails both ends
   // Host 0's four GPUs share NIC 0; host 1 has a NIC per GPU. PXN would send to GPU 3 of host
   // 1 on rail 3, which host 0 does not have.
   RankLayout layout = layout_hosts(0, 1);
-  for (int g = 0; g < 4; ++g) layout.ranks.push_back(RankInfo{0, g, 0});
-  for (int g = 0; g < 4; ++g) layout.ranks.push_back(RankInfo{1, g, g});
+  for (int g = 0; g < 4; ++g) layout.ranks.push_back(RankInfo{0, g, 0, 1});
+  for (int g = 0; g < 4; ++g) layout.ranks.push_back(RankInfo{1, g, g, 4});
   const Call call{.op = Op::AllToAll, .bytes = 8 << 20};
   check_semantics(call, layout);
   const Plan plan = make_plan(call, layout);
   for (const std::vector<Step>& steps : plan.steps) {
     for (const Step& s : steps) CHECK((s.rail == kNoRail || s.rail == 0));
   }
+  // Hosts that have every NIC keep PXN's rail, the receiver's, whichever GPUs the group holds:
+  // GPU 0 of one host to GPU 3 of another goes on rail 3.
+  RankLayout pair = layout_hosts(0, 1);
+  pair.ranks = {RankInfo{0, 0, 0, 4}, RankInfo{1, 3, 3, 4}};
+  const Plan sendrecv = make_plan(Call{.op = Op::SendRecv, .bytes = 1 << 20}, pair);
+  for (const Step& s : sendrecv.steps[0]) CHECK(s.rail == 3);
 }
 
 TEST_CASE("ring step counts are (n-1) or 2(n-1) per slice", "[collectives]") {

@@ -136,7 +136,8 @@ TEST_CASE("no option takes a negative value", "[cli]") {
   // program_options reads "-1" into an unsigned count as 4294967295.
   for (const char* args : {"bench phold --nodes -1", "busbw scenarios/quickstart.yaml -f -2",
                            "busbw scenarios/quickstart.yaml --channels -1",
-                           "run scenarios/quickstart.yaml --threads -.5"}) {
+                           "run scenarios/quickstart.yaml --threads -.5",
+                           "bench phold --threads=-1", "validate -j-1"}) {
     CAPTURE(args);
     const Out o = run(args);
     REQUIRE(o.status == 2);

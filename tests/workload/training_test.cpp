@@ -431,14 +431,18 @@ TEST_CASE("training DAG: bad configurations are refused with the numbers", "[wor
   c.global_batch = 3;
   c.dp = 2;
   REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("multiple of micro_batch x dp"));
-  // Grouped-query attention: 6 KV heads do not split over 4 ranks (fewer than 4 would: one
-  // each, as Megatron-Core keeps them).
+  // Grouped-query attention: Megatron-Core takes KV heads that are a multiple or a divisor of
+  // tp (2 over 4 ranks: each keeps a copy of one), not 6 or 3 over 4.
   ModelSpec gqa = gpt(6, 384, 24, 128, 1024);
-  gqa.kv_heads = 6;
   TrainingConfig t4;
   t4.tp = 4;
   t4.global_batch = 1;
-  REQUIRE_THROWS_WITH(build_training(gqa, t4), Catch::Contains("must divide kv_heads (6)"));
+  for (const int kv : {6, 3}) {
+    gqa.kv_heads = kv;
+    REQUIRE_THROWS_WITH(build_training(gqa, t4),
+                        Catch::Contains("kv_heads (" + std::to_string(kv) +
+                                        ") must be a multiple or a divisor of tp (4)"));
+  }
   gqa.kv_heads = 2;
   REQUIRE_NOTHROW(build_training(gqa, t4));
   // One stage has no pipeline to interleave (Megatron refuses it too).
