@@ -93,6 +93,12 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
         static_cast<std::uint32_t>(fs.bytes - (packets - 1) * cfg_.nic.mtu);
     const std::uint64_t full_wire = data_wire_bytes(cfg_.nic.mtu);
     const std::uint64_t last_wire = data_wire_bytes(last_payload);
+    // The whole flow over its slowest hop must fit the simulated horizon (serialization()
+    // refuses it otherwise); below, the frames are timed one by one, as the NIC sends them.
+    if (packets > 1) {
+      serialization((packets - 2) * full_wire,
+                    *std::min_element(hop_rates.begin(), hop_rates.end()));
+    }
     core::Time longest = 0;
     core::Time first = 0;  // the first packet through the hops up to h
     Bps slowest = 0;       // of the hops up to h
@@ -101,8 +107,6 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
       core::Time t = 0;
       if (packets > 1) {
         first += serialization(full_wire, hop_rates[h]);
-        // As the NIC sends them, one frame at a time; the whole once, for its horizon check.
-        serialization((packets - 2) * full_wire, slowest);
         t = first + static_cast<core::Time>(packets - 2) * serialization(full_wire, slowest);
       }
       for (std::size_t i = h; i < hop_rates.size(); ++i)

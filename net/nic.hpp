@@ -45,7 +45,8 @@ struct FlowResult {
   core::Time ideal_acked = 0;
   std::uint64_t retransmitted_bytes = 0;
   // Bytes the sender saw acknowledged with ECN-Echo: those of the packets that arrived CE-marked
-  // (with coalesced ACKs too, as DCTCP's receiver keeps marked and unmarked runs apart).
+  // with an ACK per packet, and under DCTCP with coalesced ACKs too (its receiver keeps marked
+  // and unmarked runs apart); otherwise an ACK echoes its last packet's mark for all it covers.
   std::uint64_t ecn_echoed_bytes = 0;
   std::uint32_t timeouts = 0;
   core::Time fct() const { return finish < 0 ? -1 : finish - start; }

@@ -94,7 +94,11 @@ NcclTestsLog read_nccl_tests_json(std::istream& in, const std::string& path) {
     if (!body) continue;
     const std::optional<double> busbw = json_number(*body, "bus_bw");
     const std::optional<double> time = json_number(*body, "time");
-    if (!busbw && !time) continue;  // "nan"
+    if (!busbw && !time) {
+      // nccl-tests writes "nan" for a size it could not time: not a measurement, as in its log.
+      throw ScenarioError(fmt::format("{}: result {} (size {}): no bus bandwidth and no time", path,
+                                      index, static_cast<std::uint64_t>(*size)));
+    }
     Measured m;
     m.bytes = static_cast<std::uint64_t>(*size);
     m.busbw_gbps = busbw.value_or(0);

@@ -150,23 +150,27 @@ Measured load_point(const std::string& csv_path, const std::string& point_id, in
     std::vector<std::string> cells = core::split_csv(line);
     if (cells.empty() || cells[0] != point_id) continue;
     cells.resize(header.size());
+    Measured m;
+    bool found = false;
     try {
-      Measured m;
       m.bytes = std::stoull(cells[size_c]);
       ranks = std::stoi(cells[gpus_c]);
       for (int k = 0; k < 3; ++k) {
         if (cells[bus[k]].empty() && cells[time[k]].empty()) continue;
         if (!cells[bus[k]].empty()) m.busbw_gbps = std::stod(cells[bus[k]]);
         if (!cells[time[k]].empty()) m.time_us = std::stod(cells[time[k]]);
-        if (const std::string why = measured_problem(m); !why.empty()) {
-          throw ScenarioError(
-              fmt::format("{}:{}: {} in point {}", csv_path, number, why, point_id));
-        }
-        return m;
+        found = true;
+        break;
       }
     } catch (const std::exception&) {
       throw ScenarioError(
           fmt::format("{}:{}: not a number in point {}", csv_path, number, point_id));
+    }
+    if (found) {
+      if (const std::string why = measured_problem(m); !why.empty()) {
+        throw ScenarioError(fmt::format("{}:{}: {} in point {}", csv_path, number, why, point_id));
+      }
+      return m;
     }
     throw ScenarioError(fmt::format("{}:{}: point {} has no bus bandwidth and no time", csv_path,
                                     number, point_id));

@@ -703,8 +703,11 @@ class Generator {
     // gradients are summed before the optimizer (Megatron's embedding group).
     const bool holds_embedding = stage == 0 || stage == c_.pp - 1;
     if (c_.pp > 1 && holds_embedding) {
-      const std::uint64_t bytes =
-          static_cast<std::uint64_t>(static_cast<double>(m_.vocab) * h_ / c_.tp * c_.grad_bytes);
+      // With ZeRO-3 each rank holds its shard of the gradient by now (reduce-scattered after
+      // every backward): the two stages sum the shards.
+      const double shards = c_.zero == 3 ? c_.dp : 1;
+      const std::uint64_t bytes = static_cast<std::uint64_t>(static_cast<double>(m_.vocab) * h_ /
+                                                             c_.tp * c_.grad_bytes / shards);
       waits.push_back(collective(kEmbeddingAllReduce, Stream::Dp, collectives::Op::AllReduce, bytes,
                                  {rank_of(tpr, dpr, 0), rank_of(tpr, dpr, c_.pp - 1)}, {last}));
     }

@@ -25,5 +25,8 @@ for cc in ("none", "dcqcn", "hpcc"):
                                          "simulation.seed": seed})
         res = r["results"]
         max_queue = max(p["max_queue_bytes"] for p in r["tables"]["ports"])
-        print(f"{cc:8} {seed:>4} {res['fct_max_us']:>11.1f} {res['fct_slowdown_p99']:>13.2f} "
+        # None: no flow finished, so there is no FCT.
+        fct = "-" if res["fct_max_us"] is None else f"{res['fct_max_us']:.1f}"
+        p99 = "-" if res["fct_slowdown_p99"] is None else f"{res['fct_slowdown_p99']:.2f}"
+        print(f"{cc:8} {seed:>4} {fct:>11} {p99:>13} "
               f"{max_queue / 1e6:>13.2f} {res['ecn_marks']:>10} {res['pfc_pauses']:>11}")

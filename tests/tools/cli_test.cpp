@@ -149,7 +149,9 @@ TEST_CASE("zero jobs and flags of another mode are refused, not ignored", "[cli]
   const Out jobs = run("busbw scenarios/quickstart.yaml --jobs 0");
   REQUIRE(jobs.status == 2);
   REQUIRE_THAT(jobs.text, Catch::Contains("--jobs 0"));
-  REQUIRE(run("validate -j 0").status == 1);
+  const Out validate = run("validate -j 0");
+  REQUIRE(validate.status == 1);
+  REQUIRE_THAT(validate.text, Catch::Contains("-j 0: run at least one at once"));
   // --measured is a busbw log: with --suite training it started the whole training suite.
   const Out training =
       run("validate --suite training --measured tests/data/nccl_tests_logs/"

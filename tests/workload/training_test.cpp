@@ -170,6 +170,14 @@ TEST_CASE("training DAG: ZeRO moves the gradient and parameter traffic", "[workl
   const double word = 1024.0 * 256;
   REQUIRE(t.at("dp_allgather").second == Approx(2 * 2 * (params + word) * 2).epsilon(1e-4));
   REQUIRE(t.at("dp_reducescatter").second == Approx(2 * params * 4).epsilon(1e-4));
+  // Two stages: the last one's word embedding (tied to the first's) is gathered for the logits
+  // and its gradient reduce-scattered there, per micro-batch; the two stages then sum their
+  // shards of it, not the whole.
+  c.pp = 2;
+  c.dp = 2;
+  const Dag two = build_training(m, c);
+  const auto last = comm_totals(two, 2);  // tp fastest, then dp: rank 2 is stage 1's first
+  REQUIRE(last.at("embedding_allreduce").second == Approx(word * 4 / 2).epsilon(1e-4));
 }
 
 TEST_CASE("training DAG: MoE layers exchange tokens over the expert-parallel group",

@@ -2,7 +2,7 @@
 
     import fabricsim
     r = fabricsim.run("scenarios/examples/incast_hpcc.yaml", set={"network.cc": "dcqcn"})
-    r["results"]["fct_max_us"]        # numbers are numbers
+    r["results"]["fct_max_us"]        # numbers are numbers; None where unknown
     r["config"]["network.cc"]         # every resolved key, spelled as --set takes it
     r["tables"]["flows"][0]["fct_us"] # the CSVs the run writes, one dict per row
     print(r["summary"])               # what `fabricsim run` prints
