@@ -29,7 +29,8 @@ inline Topology star(std::uint32_t hosts) {
 }
 
 inline Topology leaf_spine(std::uint32_t leaves, std::uint32_t hosts_per_leaf,
-                           double oversubscription = 1, std::uint32_t spines = 0) {
+                           double oversubscription = 1, std::uint32_t spines = 0,
+                           Bps uplink = kRate) {
   FatTreeParams p;
   p.leaves = leaves;
   p.hosts_per_leaf = hosts_per_leaf;
@@ -37,7 +38,7 @@ inline Topology leaf_spine(std::uint32_t leaves, std::uint32_t hosts_per_leaf,
   p.spines = spines;
   p.host = plain_host();
   p.nic = {kRate, kDelay};
-  p.uplink = {kRate, kDelay};
+  p.uplink = {uplink, kDelay};
   return fat_tree(p);
 }
 

@@ -561,13 +561,7 @@ TEST_CASE("a flow alone takes its unloaded FCT exactly, wherever its path's slow
   // Sizes that end in a short packet are where the unloaded FCT once counted a full packet on
   // the hops after the slowest (a slowdown of 0.995 for 100 kB). (From about 250 kB the leaf's
   // queue reaches PFC's threshold and pauses add time: not an unloaded run any more.)
-  FatTreeParams p;
-  p.leaves = 2;
-  p.hosts_per_leaf = 2;
-  p.host = plain_host();
-  p.nic = {kRate, kDelay};
-  p.uplink = {25 * kGbps, kDelay};
-  const Topology topo = fat_tree(p);
+  const Topology topo = leaf_spine(2, 2, 1, 0, 25 * kGbps);
   for (const std::uint64_t bytes : {1ull, 4096ull, 50'001ull, 100'000ull}) {
     const NetworkResult r = Network(topo, config(cc::Kind::kNone), {{0, 3, bytes, 0}}).run({});
     CAPTURE(bytes);
