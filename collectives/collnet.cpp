@@ -63,6 +63,18 @@ std::vector<int> collnet_direct_heads(const Hosts& hosts, const RankLayout& layo
   return heads;
 }
 
+bool collnet_direct_same_rails(const Hosts& hosts, const RankLayout& layout) {
+  const auto rails = [&](int h) {
+    std::vector<int> out;
+    for (const int r : collnet_direct_heads(hosts, layout, h)) out.push_back(layout.ranks[r].nic);
+    return out;
+  };
+  for (int h = 1; h < static_cast<int>(hosts.ranks.size()); ++h) {
+    if (rails(h) != rails(0)) return false;
+  }
+  return true;
+}
+
 void build_collnet_direct_allreduce(PlanBuilder& b, Plan& plan, const RankLayout& layout,
                                     const Hosts& hosts, std::uint64_t chunk) {
   const int nch = plan.channels;

@@ -23,6 +23,10 @@ void build_collnet_chain_allreduce(PlanBuilder& b, Plan& plan, const RankLayout&
 // pattern's one head per NIC with a GPU next to it).
 std::vector<int> collnet_direct_heads(const Hosts& hosts, const RankLayout& layout, int host);
 
+// Head h of every host reaches the same aggregation node: the heads sit on the same NIC rails
+// on every host.
+bool collnet_direct_same_rails(const Hosts& hosts, const RankLayout& layout);
+
 // CollNetDirect all-reduce (src/device/all_reduce.h, NCCL_ALGO_COLLNET_DIRECT): the buffer is
 // cut per channel, loop and head. Every GPU of a host sends each head its copy of that head's
 // part over NVLink (the scatter); the head reduces them with its own and sends the host's sum

@@ -28,6 +28,7 @@ TuningInput tuning_input(const Call& call, const RankLayout& layout, const Hosts
                  static_cast<int>(hosts.ranks.size()), layout.hw};
   in.average = call.average;
   in.same_per_host = same_per_host(hosts);
+  in.direct_rails = in.same_per_host && collnet_direct_same_rails(hosts, layout);
   return in;
 }
 
@@ -85,14 +86,8 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
   if (call.algo == Algo::CollNetDirect) {
     if (layout.hw.intra != IntraLink::NVLink)
       fail(call, "NCCL runs CollNetDirect on NVSwitch hosts only");
-    // Head h of every host must reach the same aggregation node: the same rails everywhere.
-    const auto rails = [&](int h) {
-      std::vector<int> out;
-      for (const int r : collnet_direct_heads(hosts, layout, h)) out.push_back(layout.ranks[r].nic);
-      return out;
-    };
-    for (int h = 1; h < static_cast<int>(hosts.ranks.size()); ++h) {
-      if (rails(h) != rails(0)) fail(call, "CollNetDirect needs the same NIC rails on every host");
+    if (!collnet_direct_same_rails(hosts, layout)) {
+      fail(call, "CollNetDirect needs the same NIC rails on every host");
     }
   }
   if (call.algo == Algo::CollNetChain || call.algo == Algo::CollNetDirect) {

@@ -284,7 +284,8 @@ AlgoTime collnet_direct_time(const TuningInput& in, Proto p) {
   const Channels ch = channels_of(in);
   AlgoTime t{Algo::CollNetDirect, p,
              in.hw.collnet && p == Proto::Simple && in.op == Op::AllReduce && nodes > 1 &&
-                 ppn <= 8 && n % nodes == 0 && in.same_per_host && in.hw.intra == IntraLink::NVLink,
+                 ppn <= 8 && n % nodes == 0 && in.same_per_host && in.direct_rails &&
+                 in.hw.intra == IntraLink::NVLink,
              ch.run};
   const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
   t.latency_us = base_latency_us(Algo::CollNetDirect, p) +

@@ -24,6 +24,8 @@ struct TuningInput {
   // Every host holds as many of the ranks: NVLS and NVLSTree (whose heads are one GPU index on
   // every host) and CollNet need it, as make_plan checks for a forced algorithm.
   bool same_per_host = true;
+  // CollNetDirect's heads sit on the same NIC rails on every host (make_plan checks it too).
+  bool direct_rails = true;
 };
 
 struct AlgoTime {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "collectives/collnet.hpp"
 #include "collectives/topology_order.hpp"
 #include "collectives/tuning.hpp"
 
@@ -61,6 +62,7 @@ Plan whole_transfers(Plan plan, const RankLayout& layout) {
     TuningInput in{plan.op,   plan.bytes, plan.n_ranks, static_cast<int>(hosts.ranks.size()),
                    layout.hw, false};
     in.same_per_host = same_per_host(hosts);
+    in.direct_rails = in.same_per_host && collnet_direct_same_rails(hosts, layout);
     for (const AlgoTime& t : algo_times(in)) {
       if (t.algo == plan.algo && t.proto == plan.proto) plan.merged_latency_us = t.latency_us;
     }

@@ -414,6 +414,34 @@ TEST_CASE("hosts with different GPU counts get neither NVLS, NVLSTree nor CollNe
   }
 }
 
+TEST_CASE("CollNetDirect is offered only where its heads share rails on every host",
+          "[collectives]") {
+  // Four hosts of 4 GPUs with SHARP: one NIC per GPU on all, then host 0's GPUs paired on two
+  // NICs. NCCL's heads (a GPU per rail) then differ between the hosts, and a forced
+  // CollNetDirect is refused there: the automatic choice must not take it either.
+  const auto four_hosts = [](std::vector<int> nics0) {
+    RankLayout l = layout_hosts(0, 1);
+    for (int g = 0; g < 4; ++g) l.ranks.push_back(RankInfo{0, g, nics0[g], 4});
+    for (int h = 1; h < 4; ++h) {
+      for (int g = 0; g < 4; ++g) l.ranks.push_back(RankInfo{h, g, g, 4});
+    }
+    l.hw = ndr_node(Arch::Hopper);
+    l.hw.collnet = true;
+    return l;
+  };
+  const RankLayout same = four_hosts({0, 1, 2, 3}), paired = four_hosts({0, 0, 1, 1});
+  bool offered = false;
+  for (int log2 = 10; log2 <= 30; log2 += 2) {
+    const Call call{.op = Op::AllReduce, .bytes = std::uint64_t{1} << log2};
+    offered |= make_plan(call, same).algo == Algo::CollNetDirect;
+    CHECK(make_plan(call, paired).algo != Algo::CollNetDirect);
+  }
+  REQUIRE(offered);  // else this test shows nothing
+  CHECK_THROWS_AS(
+      make_plan(Call{.op = Op::AllReduce, .bytes = 1 << 20, .algo = Algo::CollNetDirect}, paired),
+      PlanError);
+}
+
 TEST_CASE("all-to-all between hosts of different NIC counts uses rails both ends have",
           "[collectives]") {
   // Host 0's four GPUs share NIC 0; host 1 has a NIC per GPU. PXN would send to GPU 3 of host
