@@ -73,10 +73,8 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
     if (call.op != Op::AllReduce) fail(call, "NVLSTree is modeled for all-reduce only");
     if (!layout.hw.nvls) fail(call, "the hardware has no NVLink SHARP (Hardware::nvls)");
     if (hosts.ranks.size() < 2) fail(call, "NVLSTree needs ranks on two hosts or more");
-    for (const std::vector<int>& h : hosts.ranks) {
-      if (h.size() != hosts.ranks.front().size() || h.size() < 2) {
-        fail(call, "NVLSTree needs the same GPU count, at least 2, on every host");
-      }
+    if (!same_per_host(hosts) || hosts.ranks.front().size() < 2) {
+      fail(call, "NVLSTree needs the same GPU count, at least 2, on every host");
     }
     if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
       fail(call, "NVLSTree supports the Simple protocol only");
@@ -96,11 +94,7 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
       fail(call, "CollNet needs switches that reduce (cluster.sharp) and collectives.collnet");
     }
     if (hosts.ranks.size() < 2) fail(call, "CollNet needs ranks on two hosts or more");
-    for (const std::vector<int>& h : hosts.ranks) {
-      if (h.size() != hosts.ranks.front().size()) {
-        fail(call, "CollNet needs the same GPU count on every host");
-      }
-    }
+    if (!same_per_host(hosts)) fail(call, "CollNet needs the same GPU count on every host");
     if (hosts.ranks.front().size() > 8)
       fail(call, "NCCL runs CollNet with at most 8 GPUs per host");
     if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
@@ -130,10 +124,8 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
            "NVLS across hosts reduces in the network's switches: it needs CollNet "
            "(cluster.sharp and collectives.collnet); else use NVLSTree");
     }
-    for (const std::vector<int>& h : hosts.ranks) {
-      if (hosts.ranks.size() > 1 && (h.size() != hosts.ranks.front().size() || h.size() < 2)) {
-        fail(call, "NVLS across hosts needs the same GPU count, at least 2, on every host");
-      }
+    if (hosts.ranks.size() > 1 && (!same_per_host(hosts) || hosts.ranks.front().size() < 2)) {
+      fail(call, "NVLS across hosts needs the same GPU count, at least 2, on every host");
     }
     if (call.proto != Proto::Auto && call.proto != Proto::Simple) {
       fail(call, "NVLS supports the Simple protocol only");

@@ -171,18 +171,18 @@ class FabricAgent final : public net::HostApp {
 
   void attach(net::Network* network) { net_ = network; }
 
-  // Every rank ran every op.
-  bool finished() const {
-    for (std::uint32_t r = 0; r < state_.size(); ++r) {
-      if (state_[r].done != dag_.ranks[r].ops.size()) return false;
-    }
-    return true;
+  // The first rank that has not run every op, or the rank count when all have.
+  std::uint32_t unfinished() const {
+    std::uint32_t r = 0;
+    while (r < state_.size() && state_[r].done == dag_.ranks[r].ops.size()) ++r;
+    return r;
   }
+  bool finished() const { return unfinished() == state_.size(); }
 
   // `moving`: per communication, when its data started to move (account()).
   TrainingTimeline take(std::vector<Time>& moving) {
-    for (std::uint32_t r = 0; r < state_.size(); ++r) {
-      if (state_[r].done != dag_.ranks[r].ops.size()) throw_stalled(dag_, r, out_.ops[r]);
+    if (const std::uint32_t r = unfinished(); r < state_.size()) {
+      throw_stalled(dag_, r, out_.ops[r]);
     }
     moving = account(dag_, out_, threads_);
     return std::move(out_);
