@@ -92,8 +92,14 @@ class Generator {
     tokens_ = b_ * s_;
     local_tokens_ = c.sequence_parallel ? tokens_ / c.tp : tokens_;
     heads_ = m.heads / c.tp;
-    kv_heads_ = std::max(1, m.kv_heads / c.tp);
     d_ = m.head_dim();
+    // The QKV projection is split over the ranks by columns. With fewer KV heads than ranks,
+    // Megatron-Core (transformer/attention.py, since NVIDIA/Megatron-LM#2565) keeps that split
+    // and all-gathers the projection's output, from which each rank takes its query heads and
+    // their shared KV head; the backward reduce-scatters the gradient.
+    qkv_cols_ = static_cast<std::uint64_t>(m.heads + 2 * m.kv_heads) * d_ / c.tp;
+    if (m.kv_heads < c.tp)
+      qkv_gather_bytes_ = static_cast<std::uint64_t>(tokens_) * qkv_cols_ * c.tp * dt_;
     ffn_ = m.ffn_hidden / c.tp;
     gates_ = m.swiglu ? 2 : 1;
     chunks_ = c.schedule == Schedule::Interleaved ? c.virtual_stages : 1;
@@ -387,12 +393,15 @@ class Generator {
   }
 
   std::int64_t attention_block(std::int64_t last, bool backward) {
-    const std::uint64_t qkv = static_cast<std::uint64_t>(heads_ + 2 * kv_heads_) * d_;
     const std::uint64_t ctx = static_cast<std::uint64_t>(heads_) * d_;
     if (!backward) {
       last = memory(kLayerNorm, norm_bytes(), last);
       last = tp_enter(last, false);
-      last = linear(kQkv, tokens_, h_, qkv, last, false);
+      last = linear(kQkv, tokens_, h_, qkv_cols_, last, false);
+      if (qkv_gather_bytes_ > 0) {
+        last = collective(kTpAllGather, Stream::Tp, collectives::Op::AllGather, qkv_gather_bytes_,
+                          tp_group_, {last});
+      }
       last = attention_core(last, false);
       last = linear(kProj, tokens_, ctx, h_, last, false);
       last = tp_leave(last, false);
@@ -410,7 +419,11 @@ class Generator {
       phase_ = saved;
     }
     last = attention_core(last, true);
-    last = linear(kQkv, tokens_, h_, qkv, last, true);
+    if (qkv_gather_bytes_ > 0) {
+      last = collective(kTpReduceScatter, Stream::Tp, collectives::Op::ReduceScatter,
+                        qkv_gather_bytes_, tp_group_, {last});
+    }
+    last = linear(kQkv, tokens_, h_, qkv_cols_, last, true);
     last = tp_enter(last, true);
     return memory(kLayerNorm, 1.5 * norm_bytes(), last);
   }
@@ -794,9 +807,11 @@ class Generator {
   };
   static constexpr std::size_t kPhases = static_cast<std::size_t>(Phase::Optimizer) + 1;
   std::vector<Memo> memo_ = std::vector<Memo>(static_cast<std::size_t>(kOpNameCount) * kPhases);
-  int dt_ = 2, b_ = 1, s_ = 1, h_ = 1, tokens_ = 1, local_tokens_ = 1, heads_ = 1, kv_heads_ = 1,
-      d_ = 1, ffn_ = 1, gates_ = 1, chunks_ = 1, layers_per_chunk_ = 1, mb_ = 1;
+  int dt_ = 2, b_ = 1, s_ = 1, h_ = 1, tokens_ = 1, local_tokens_ = 1, heads_ = 1, d_ = 1, ffn_ = 1,
+      gates_ = 1, chunks_ = 1, layers_per_chunk_ = 1, mb_ = 1;
   std::uint64_t act_bytes_ = 0, pp_bytes_ = 0;
+  std::uint64_t qkv_cols_ = 1;          // this rank's columns of the QKV projection
+  std::uint64_t qkv_gather_bytes_ = 0;  // its gathered output, when KV heads < tp; else 0
   int rank_ = 0;
   std::int32_t cur_mb_ = -1, cur_layer_ = -1;
   Phase phase_ = Phase::Forward;
@@ -814,10 +829,13 @@ void validate(const TrainingConfig& c, const ModelSpec& m) {
   need(c.tp >= 1 && c.pp >= 1 && c.dp >= 1 && c.ep >= 1, "tp, pp, dp and ep must be at least 1");
   need(m.heads % c.tp == 0, "tp (" + num(c.tp) + ") must divide the heads (" + num(m.heads) + ")");
   // Megatron-Core (transformer/transformer_config.py): the KV heads are a multiple or a divisor
-  // of tp; with fewer heads than ranks each rank keeps a copy of one.
+  // of tp, and the QKV projection's columns split evenly over the ranks (its divide()).
   need(m.kv_heads % c.tp == 0 || c.tp % m.kv_heads == 0,
        "kv_heads (" + num(m.kv_heads) + ") must be a multiple or a divisor of tp (" + num(c.tp) +
            ")");
+  const long long qkv_cols = static_cast<long long>(m.heads + 2 * m.kv_heads) * m.head_dim();
+  need(qkv_cols % c.tp == 0, "tp (" + num(c.tp) + ") must divide the QKV projection's " +
+                                 num(qkv_cols) + " columns ((heads + 2 x kv_heads) x head_dim)");
   need(m.ffn_hidden % c.tp == 0,
        "tp (" + num(c.tp) + ") must divide ffn_hidden (" + num(m.ffn_hidden) + ")");
   need(m.vocab % c.tp == 0, "tp (" + num(c.tp) + ") must divide the vocabulary (" + num(m.vocab) +

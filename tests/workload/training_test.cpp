@@ -117,6 +117,45 @@ TEST_CASE("training DAG: tensor-parallel traffic matches Megatron's formulas",
   }
 }
 
+TEST_CASE("training DAG: fewer KV heads than tp ranks gather the QKV projection's output",
+          "[workload][training]") {
+  // Megatron-Core splits the projection by columns and all-gathers its output over the tp
+  // ranks (transformer/attention.py): no rank computes a KV head twice, and the backward
+  // reduce-scatters the gradient.
+  ModelSpec m = gpt(4, 256, 8, 128, 1024);  // head_dim 32
+  const double b = 2, s = 128, h = 256, d = 32, L = 4, mbs = 3;
+  TrainingConfig c;
+  c.tp = 4;
+  c.micro_batch = 2;
+  c.global_batch = 6;
+  for (const int kv : {8, 4, 2, 1}) {
+    m.kv_heads = kv;
+    CAPTURE(kv);
+    const Dag dag = build_training(m, c);
+    // The KV projections shrink from 2 h^2 to 2 kv d h multiply-adds per token.
+    const double saved = 2 * b * s * h * 2 * (8 - kv) * d;
+    const double per_mb = 3 * (L * (layer_forward_flops(b, s, h) - saved) + 2 * b * s * h * 1024);
+    REQUIRE(rank_flops(dag, 0) == Approx(mbs * per_mb / c.tp).epsilon(1e-12));
+    const auto t = comm_totals(dag, 0);
+    if (kv >= c.tp) {
+      REQUIRE(t.count("tp_allgather") == 0);
+      REQUIRE(t.count("tp_reducescatter") == 0);
+      continue;
+    }
+    const double gathered = b * s * (8 + 2.0 * kv) * d * 2;  // every rank's columns, 2 bytes
+    REQUIRE(t.at("tp_allgather").first == mbs * L);
+    REQUIRE(t.at("tp_allgather").second == mbs * L * gathered);
+    REQUIRE(t.at("tp_reducescatter").first == mbs * L);
+    REQUIRE(t.at("tp_reducescatter").second == mbs * L * gathered);
+  }
+  // 9 query and 3 KV heads of 32 make (9 + 2 x 3) x 32 = 480 columns, which 9 ranks cannot split.
+  m = gpt(4, 288, 9, 128, 1024);
+  m.kv_heads = 3;
+  c.tp = 9;
+  REQUIRE_THROWS_WITH(build_training(m, c),
+                      Catch::Contains("tp (9) must divide the QKV projection's 480 columns"));
+}
+
 TEST_CASE("training DAG: pipeline and data-parallel traffic", "[workload][training]") {
   const ModelSpec m = gpt(8, 256, 8, 128, 1024);
   TrainingConfig c;
@@ -440,7 +479,7 @@ TEST_CASE("training DAG: bad configurations are refused with the numbers", "[wor
   c.dp = 2;
   REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("multiple of micro_batch x dp"));
   // Grouped-query attention: Megatron-Core takes KV heads that are a multiple or a divisor of
-  // tp (2 over 4 ranks: each keeps a copy of one), not 6 or 3 over 4.
+  // tp (2 over 4 ranks), not 6 or 3 over 4.
   ModelSpec gqa = gpt(6, 384, 24, 128, 1024);
   TrainingConfig t4;
   t4.tp = 4;
