@@ -6,7 +6,7 @@
 //   points/NNNN/       one run's --out: results.json (the mark of a finished point), flows.csv,
 //                      ports.csv, run.txt (its stdout), stderr.txt (warnings, if any) or
 //                      error.txt (its stderr, when it failed)
-//   sweep.csv          written once every point has finished
+//   sweep.csv          written once every point has run: its results, or its error
 //   sweep.lock         held while a sweep runs in DIR
 //   commands.txt       with --emit: one shell command per point still to run, for a scheduler
 //   sweep.sbatch       with --emit slurm: a Slurm job array running commands.txt's lines
@@ -361,34 +361,52 @@ int cmd_sweep(const std::vector<std::string>& args) {
                            std::min<std::size_t>(jobs, std::max<std::size_t>(todo.size(), 1)),
                            dir.string());
   const std::size_t failed = run_points(s, todo, jobs, scenario, sets, points);
-  if (failed) {
-    std::cerr << fmt::format(
-        "sweep: {} of {} points failed; sweep.csv not written (a re-run retries only them)\n",
-        failed, n);
-    return 1;
-  }
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> fields;
+  // A point that failed keeps its row, with its error in place of results: a point that always
+  // fails (a run cut off, a fabric that stalls) must not cost the table of the others.
+  std::vector<std::vector<std::string>> rows(n);
+  std::vector<std::string> errors(n), fields;
+  std::size_t first = n;  // the first finished point
   for (std::size_t i = 0; i < n; ++i) {
     const fs::path results = points / point_dir(i) / "results.json";
+    if (!fs::exists(results)) {
+      const fs::path error = points / point_dir(i) / "error.txt";
+      errors[i] = fs::exists(error) ? last_line(read_file(error)) : "no results.json";
+      continue;
+    }
     const std::string json = read_file(results);
-    if (i == 0) fields = headline_fields(json);
+    if (first == n) {
+      first = i;
+      fields = headline_fields(json);
+    }
     if (headline_fields(json) != fields) {
       throw std::runtime_error(fmt::format(
-          "{}: point {} has other columns than point 1 (its jobs or its kind of run differ)",
-          results.string(), i + 1));
+          "{}: point {} has other columns than point {} (its jobs or its kind of run differ)",
+          results.string(), i + 1, first + 1));
     }
-    rows.push_back(read_headline(json, results.string()));
+    rows[i] = read_headline(json, results.string());
   }
-  write_atomically(dir.string(), "sweep.csv", sweep_csv(s, fields, rows));
+  if (first == n) {
+    std::cerr << fmt::format("sweep: all {} points failed; sweep.csv not written\n", n);
+    return 1;
+  }
+  write_atomically(dir.string(), "sweep.csv", sweep_csv(s, fields, rows, errors));
   std::printf("wrote %s (%zu points)\n", (dir / "sweep.csv").c_str(), n);
   // Every point's long tables, joined on `point` beside sweep.csv.
   for (const char* table : {"busbw.csv", "flows.csv", "fct_slowdown.csv"}) {
-    if (!fs::exists(points / point_dir(0) / table)) continue;
-    std::vector<std::string> tables;
-    for (std::size_t i = 0; i < n; ++i) tables.push_back(read_file(points / point_dir(i) / table));
+    if (!fs::exists(points / point_dir(first) / table)) continue;
+    std::vector<std::string> tables(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (errors[i].empty()) tables[i] = read_file(points / point_dir(i) / table);
+    }
     write_atomically(dir.string(), table, long_csv(s, tables, table));
     std::printf("wrote %s (every point's rows)\n", (dir / table).c_str());
+  }
+  if (failed) {
+    std::cerr << fmt::format(
+        "sweep: {} of {} points failed; sweep.csv gives their errors (a re-run retries only "
+        "them)\n",
+        failed, n);
+    return 1;
   }
   return 0;
 }

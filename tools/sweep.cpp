@@ -268,16 +268,20 @@ std::vector<std::string> read_headline(const std::string& results_json, const st
 }
 
 std::string sweep_csv(const Sweep& s, const std::vector<std::string>& fields,
-                      const std::vector<std::vector<std::string>>& rows) {
+                      const std::vector<std::vector<std::string>>& rows,
+                      const std::vector<std::string>& errors) {
   std::string out = "point";
   for (const std::string& k : s.keys) out += "," + csv_field(k);
   for (const std::string& h : fields) out += "," + csv_field(h);
-  out += '\n';
+  out += ",error\n";
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     out += std::to_string(i + 1);
     for (const std::string& v : s.points[i]) out += "," + csv_field(v);
-    for (const std::string& v : rows.at(i)) out += "," + csv_field(v);
-    out += '\n';
+    const std::string& error = errors.at(i);
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      out += "," + (error.empty() ? csv_field(rows.at(i).at(f)) : std::string());
+    }
+    out += "," + csv_field(error) + '\n';
   }
   return out;
 }
@@ -287,11 +291,14 @@ std::string long_csv(const Sweep& s, const std::vector<std::string>& tables,
   std::string prefix = "point";
   for (const std::string& k : s.keys) prefix += "," + csv_field(k);
   std::string header, out;
+  bool first = true;
   for (std::size_t i = 0; i < tables.size(); ++i) {
     const std::string& t = tables[i];
+    if (t.empty()) continue;  // a point that failed
     const std::size_t eol = t.find('\n');
     const std::string head = t.substr(0, eol);
-    if (i == 0) {
+    if (first) {
+      first = false;
       header = head;
       out = prefix + "," + header + "\n";
     } else if (head != header) {

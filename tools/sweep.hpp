@@ -66,14 +66,16 @@ std::vector<std::string> headline_fields(const std::string& results_json);
 // written there. Throws std::runtime_error naming `name` when one is missing.
 std::vector<std::string> read_headline(const std::string& results_json, const std::string& name);
 
-// point,<each swept key>,<fields...>: one row per point; rows[i] holds point i's headline.
+// point,<each swept key>,<fields...>,error: one row per point. rows[i] holds point i's
+// headline when errors[i] is empty; a point that failed has empty fields and its error.
 std::string sweep_csv(const Sweep& s, const std::vector<std::string>& fields,
-                      const std::vector<std::vector<std::string>>& rows);
+                      const std::vector<std::vector<std::string>>& rows,
+                      const std::vector<std::string>& errors);
 
 // The long tables every point wrote (busbw.csv, flows.csv, fct_slowdown.csv) joined into one:
 // point,<each swept key>,<the table's columns>, every row of every point, so that the table
-// joins sweep.csv on `point`. tables[i] is point i's CSV text; each must have the first one's
-// header, or std::runtime_error names `name` and the point.
+// joins sweep.csv on `point`. tables[i] is point i's CSV text, empty for a point that failed;
+// each must have the first one's header, or std::runtime_error names `name` and the point.
 std::string long_csv(const Sweep& s, const std::vector<std::string>& tables,
                      const std::string& name);
 

@@ -169,10 +169,15 @@ TEST_CASE("sweep: headline results come from results.json and make one CSV row",
   s.points = {{"dcqcn", "a\"b"}};
   const std::string json = tools::results_json(sc, r);
   REQUIRE(tools::headline_fields(json).size() == tools::kHeadline.size());
-  REQUIRE(tools::sweep_csv(s, tools::headline_fields(json), {row}) ==
+  REQUIRE(tools::sweep_csv(s, tools::headline_fields(json), {row}, {""}) ==
           "point,network.cc,\"odd,key\",flows_finished,fct_mean_us,fct_max_us,end_us,drops,"
-          "ecn_marks,pfc_pauses,fct_slowdown_p50,fct_slowdown_p99\n1,dcqcn,\"a\"\"b\",1,2.5,2.5,"
-          "4.0,3,7,0,2.5,2.5\n");
+          "ecn_marks,pfc_pauses,fct_slowdown_p50,fct_slowdown_p99,error\n1,dcqcn,\"a\"\"b\",1,2.5,"
+          "2.5,4.0,3,7,0,2.5,2.5,\n");
+  // A point that failed: empty results and its error.
+  s.points.push_back({"hpcc", "c"});
+  REQUIRE(tools::sweep_csv(s, {"drops"}, {{"3"}, {}}, {"", "stalled, at 1 us"}) ==
+          "point,network.cc,\"odd,key\",drops,error\n1,dcqcn,\"a\"\"b\",3,\n"
+          "2,hpcc,c,,\"stalled, at 1 us\"\n");
 }
 
 TEST_CASE("sweep: several training jobs tabulate the run's end and each job's columns", "[sweep]") {
@@ -206,6 +211,9 @@ TEST_CASE("sweep: long tables join every point's rows behind its point and swept
           "point,network.cc,size,busbw\n1,dcqcn,8,1.5\n1,dcqcn,16,2.5\n2,\"a,b\",8,3.5\n");
   REQUIRE_THROWS_WITH(tools::long_csv(s, {"size,busbw\n", "size,algbw\n"}, "busbw.csv"),
                       Catch::Contains("busbw.csv: point 2 has other columns"));
+  // A point that failed has no table and no rows.
+  REQUIRE(tools::long_csv(s, {"", "size,busbw\n8,3.5\n"}, "t") ==
+          "point,network.cc,size,busbw\n2,\"a,b\",8,3.5\n");
 }
 
 TEST_CASE("sweep end to end: -j 2 matches -j 1, and an interrupted sweep resumes", "[sweep][cli]") {
@@ -314,7 +322,15 @@ TEST_CASE("sweep end to end: a failing point is reported, the rest run, a re-run
   REQUIRE_THAT(a.text, Catch::Contains("point 4/4 done"));
   REQUIRE_THAT(a.text, Catch::Contains("1 of 4 points failed"));
   REQUIRE_THAT(slurp(dir / "points" / "0002" / "error.txt"), Catch::Contains("flows.csv"));
-  REQUIRE_FALSE(fs::exists(dir / "sweep.csv"));
+  // The table still comes: point 2's row has no results, and its error.
+  const std::string partial = slurp(dir / "sweep.csv");
+  REQUIRE_THAT(partial, Catch::StartsWith("point,network.cc,workload.flows.size,simulation.seed,"));
+  std::istringstream rows(partial);
+  std::string row;
+  for (int k = 0; k < 3; ++k) std::getline(rows, row);
+  REQUIRE_THAT(row, Catch::StartsWith("2,"));
+  REQUIRE_THAT(row, Catch::Contains(",,,,,,,,,") && Catch::Contains("flows.csv"));
+  REQUIRE_THAT(slurp(dir / "flows.csv"), !Catch::Contains("\n2,"));
 
   fs::remove_all(dir / "points" / "0002" / "flows.csv");
   const Out b = run("sweep " + tiny + " --out " + dir.string());
@@ -336,13 +352,17 @@ TEST_CASE("sweep tabulates a collectives scenario by bus bandwidth", "[sweep][cl
   REQUIRE(a.status == 0);
   const std::string csv = slurp(dir / "sweep.csv");
   REQUIRE_THAT(csv, Catch::StartsWith("point,cluster.nic_link.rate,sizes,avg_busbw_GBps,"
-                                      "max_busbw_GBps,largest_time_us,largest_busbw_GBps\n"));
+                                      "max_busbw_GBps,largest_time_us,largest_busbw_GBps,error\n"));
   // Faster NICs, more bus bandwidth at the largest size.
   std::vector<double> largest;
   std::stringstream ss(csv);
   std::string line;
   std::getline(ss, line);
-  while (std::getline(ss, line)) largest.push_back(std::stod(line.substr(line.rfind(',') + 1)));
+  while (std::getline(ss, line)) {
+    REQUIRE(line.back() == ',');  // no error
+    line.pop_back();
+    largest.push_back(std::stod(line.substr(line.rfind(',') + 1)));
+  }
   REQUIRE(largest.size() == 2);
   REQUIRE(largest[1] > 1.5 * largest[0]);
 }
@@ -354,7 +374,7 @@ TEST_CASE("sweep tabulates a training scenario by iteration time", "[sweep][cli]
   const std::string csv = slurp(dir / "sweep.csv");
   REQUIRE_THAT(csv, Catch::StartsWith("point,training.micro_batch,iteration_s,compute_s,"
                                       "exposed_comm_s,bubble_s,tflops_per_gpu,mfu,memory_GB,"
-                                      "model_flops\n"));
+                                      "model_flops,error\n"));
   std::vector<double> iteration, flops;
   std::stringstream ss(csv);
   std::string line;
@@ -363,7 +383,7 @@ TEST_CASE("sweep tabulates a training scenario by iteration time", "[sweep][cli]
     std::vector<std::string> f;
     std::stringstream ls(line);
     for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
-    REQUIRE(f.size() == 10);
+    REQUIRE(f.size() == 10);  // getline drops the empty error cell at the end
     iteration.push_back(std::stod(f[2]));
     flops.push_back(std::stod(f[9]));
   }
