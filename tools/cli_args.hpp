@@ -2,10 +2,17 @@
 // The argument shape every scenario subcommand shares: its own options and one SCENARIO.
 #include <boost/program_options.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace fabricsim::tools {
+
+// A command line that cannot be carried out as given (an option's value, options that do not
+// go together): main() prints it and exits with status 2, as for options it cannot parse.
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
 
 // Parses `args` into `opts`' variables and `scenario`. Returns nullopt to go on, or the exit
 // code when there is nothing more to do: 0 after printing help (and `help_extra`), 2 after

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/parallel.hpp"
+#include "tools/cli_args.hpp"
 #include "tools/commands.hpp"
 #include "tools/net_report.hpp"
 #include "tools/units.hpp"
@@ -34,7 +35,7 @@ void check_selection(const std::vector<std::string>& only, const std::vector<std
     if (std::find(names.begin(), names.end(), o) != names.end()) continue;
     std::string known;
     for (const std::string& n : names) known += "\n  " + n;
-    throw std::invalid_argument(
+    throw UsageError(
         fmt::format("--dataset {}: no such dataset or case in {}; it has:{}", o, manifest, known));
   }
 }
@@ -51,7 +52,7 @@ double parse_percent(const std::string& text, const char* flag) {
     used = 0;
   }
   if (used == 0 || used != t.size() || !(v >= 0) || !std::isfinite(v)) {
-    throw std::invalid_argument(
+    throw UsageError(
         fmt::format("--{} {}: expected a percentage >= 0, e.g. 10 or 10%", flag, text));
   }
   return v / 100;
@@ -203,19 +204,18 @@ int cmd_validate(const std::vector<std::string>& args) {
     return 0;
   }
   if (fidelity != "packet" && fidelity != "flow" && fidelity != "analytical" && fidelity != "all") {
-    throw std::invalid_argument("--fidelity must be packet, flow, analytical or all, not '" +
-                                fidelity + "'");
+    throw UsageError("--fidelity must be packet, flow, analytical or all, not '" + fidelity + "'");
   }
-  if (vm.count("jobs") && jobs == 0) throw std::invalid_argument("-j 0: run at least one at once");
+  if (vm.count("jobs") && jobs == 0) throw UsageError("-j 0: run at least one at once");
   if (suite == "training") {
     if (!measured.empty() || !scenario.empty()) {
-      throw std::invalid_argument(
+      throw UsageError(
           "--measured and --scenario compare nccl-tests' bus bandwidth: --suite busbw");
     }
     if (fidelity != "packet" && fidelity != "all")
       sets.push_back("simulation.fidelity=" + fidelity);
     if (!max_median.empty() || !max_small.empty()) {
-      throw std::invalid_argument(
+      throw UsageError(
           "--max-median-error and --max-small-error apply to --suite busbw; use --max-error");
     }
     return validate_training_suite(
@@ -230,10 +230,10 @@ int cmd_validate(const std::vector<std::string>& args) {
   std::vector<ValidationEntry> entries;
   if (!measured.empty() || !scenario.empty()) {
     if (measured.empty() || scenario.empty()) {
-      throw std::invalid_argument("--measured and --scenario go together");
+      throw UsageError("--measured and --scenario go together");
     }
     if (!manifest.empty() || !only.empty()) {
-      throw std::invalid_argument("--measured replaces the manifest: drop --manifest/--dataset");
+      throw UsageError("--measured replaces the manifest: drop --manifest/--dataset");
     }
     ValidationEntry e;
     e.dataset = std::filesystem::path(measured).stem().string();

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "net/network.hpp"
+#include "tools/cli_args.hpp"
 #include "tools/commands.hpp"
 #include "tools/scenario.hpp"
 #include "tools/units.hpp"
@@ -125,12 +126,17 @@ int main(int argc, char** argv) {
     if (command == "info") return tools::cmd_info(rest);
     std::cerr << "fabricsim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
+  } catch (const tools::UsageError& e) {
+    std::cerr << "fabricsim: " << e.what() << '\n';
+    return 2;
   } catch (const tools::ScenarioError& e) {
     std::cerr << "error: " << e.what() << '\n';
   } catch (const core::CausalityError& e) {
     std::cerr << "causality error: " << e.what() << '\n';
   } catch (const po::error& e) {
+    // A command line fabricsim cannot read is a usage error, as the commands' own checks say.
     std::cerr << "fabricsim: " << e.what() << " (see --help)\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << '\n';
   }

@@ -145,18 +145,29 @@ TEST_CASE("no option takes a negative value", "[cli]") {
   }
 }
 
+TEST_CASE("a command line fabricsim cannot read exits with status 2", "[cli]") {
+  // As the commands' own option checks do; 1 is for a run, scenario or validation that failed.
+  for (const char* args : {"run scenarios/quickstart.yaml -o x", "busbw --no-such-option",
+                           "bench phold --nodes many", "validate --suite"}) {
+    CAPTURE(args);
+    const Out o = run(args);
+    REQUIRE(o.status == 2);
+    REQUIRE_THAT(o.text, Catch::Contains("see --help"));
+  }
+}
+
 TEST_CASE("zero jobs and flags of another mode are refused, not ignored", "[cli]") {
   const Out jobs = run("busbw scenarios/quickstart.yaml --jobs 0");
   REQUIRE(jobs.status == 2);
   REQUIRE_THAT(jobs.text, Catch::Contains("--jobs 0"));
   const Out validate = run("validate -j 0");
-  REQUIRE(validate.status == 1);
+  REQUIRE(validate.status == 2);
   REQUIRE_THAT(validate.text, Catch::Contains("-j 0: run at least one at once"));
   // --measured is a busbw log: with --suite training it started the whole training suite.
   const Out training =
       run("validate --suite training --measured tests/data/nccl_tests_logs/"
           "allreduce_h100-sxm5_4gpu_ring.log --scenario scenarios/validation/h100-sxm5_1node.yaml");
-  REQUIRE(training.status == 1);
+  REQUIRE(training.status == 2);
   REQUIRE_THAT(training.text, Catch::Contains("--suite busbw"));
   const Out write = run("info --write");
   REQUIRE(write.status == 2);
@@ -322,7 +333,7 @@ TEST_CASE("fabricsim validate runs one dataset and writes its CSV", "[cli]") {
   // A dataset name that is not in the manifest is a typo, not an empty (passing) selection.
   for (const char* suite : {"busbw", "training"}) {
     const Out typo = run(std::string("validate --suite ") + suite + " --dataset nosuch");
-    REQUIRE(typo.status == 1);
+    REQUIRE(typo.status == 2);
     REQUIRE_THAT(typo.text, Catch::Contains("--dataset nosuch: no such dataset or case"));
   }
 }
@@ -393,7 +404,7 @@ TEST_CASE("fabricsim validate is a CI gate: exit status, bars and known gaps", "
   REQUIRE_THAT(named.text, Catch::Contains("alps-gh200_128node") &&
                                !Catch::Contains("cluster-scale datasets not run"));
   const Out bad = run(ring + " --max-error ten");
-  REQUIRE(bad.status == 1);
+  REQUIRE(bad.status == 2);
   REQUIRE_THAT(bad.text, Catch::Contains("--max-error ten: expected a percentage"));
   // Training: the bar on the iteration time's error, and a CSV of the cases.
   const std::string one = "validate --suite training --dataset narayanan21-1.7b";
