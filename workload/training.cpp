@@ -712,18 +712,6 @@ class Generator {
               std::int64_t last, int stage, int tpr, int dpr) {
     phase_ = Phase::Optimizer;
     std::vector<std::int64_t> waits{last};
-    // Tied embeddings: the first and the last stage each hold the word embedding; their
-    // gradients are summed before the optimizer (Megatron's embedding group).
-    const bool holds_embedding = stage == 0 || stage == c_.pp - 1;
-    if (c_.pp > 1 && holds_embedding) {
-      // With ZeRO-3 each rank holds its shard of the gradient by now (reduce-scattered after
-      // every backward): the two stages sum the shards.
-      const double shards = c_.zero == 3 ? c_.dp : 1;
-      const std::uint64_t bytes = static_cast<std::uint64_t>(static_cast<double>(m_.vocab) * h_ /
-                                                             c_.tp * c_.grad_bytes / shards);
-      waits.push_back(collective(kEmbeddingAllReduce, Stream::Dp, collectives::Op::AllReduce, bytes,
-                                 {rank_of(tpr, dpr, 0), rank_of(tpr, dpr, c_.pp - 1)}, {last}));
-    }
     double stage_params = 0;
     if (c_.dp > 1 && c_.zero < 3) {
       // Buckets fill in the order gradients appear; each is reduced once its last gradient
@@ -749,6 +737,20 @@ class Generator {
       for (const auto& chunk : grads_ready) {
         for (const auto& g : chunk) stage_params += g.second;
       }
+    }
+    // Tied embeddings: the first and the last stage each hold the word embedding; their
+    // gradients are summed before the optimizer (Megatron's embedding group), after the
+    // data-parallel buckets (Megatron-Core's finalize_model_grads: finish_grad_sync first), so
+    // that on the one stream the buckets do not queue behind it.
+    const bool holds_embedding = stage == 0 || stage == c_.pp - 1;
+    if (c_.pp > 1 && holds_embedding) {
+      // With ZeRO-3 each rank holds its shard of the gradient by now (reduce-scattered after
+      // every backward): the two stages sum the shards.
+      const double shards = c_.zero == 3 ? c_.dp : 1;
+      const std::uint64_t bytes = static_cast<std::uint64_t>(static_cast<double>(m_.vocab) * h_ /
+                                                             c_.tp * c_.grad_bytes / shards);
+      waits.push_back(collective(kEmbeddingAllReduce, Stream::Dp, collectives::Op::AllReduce, bytes,
+                                 {rank_of(tpr, dpr, 0), rank_of(tpr, dpr, c_.pp - 1)}, {last}));
     }
     // The optimizer step on this rank's gradients (its shard of them with ZeRO), once every
     // gradient is there. Megatron's step: with FP16, unscale the loss-scaled gradients and

@@ -522,6 +522,49 @@ TEST_CASE("training executor: waiting for queued gradient buckets is exposed com
   REQUIRE(b.exposed[static_cast<int>(Stream::Dp)] > 2 * 50'000);
 }
 
+TEST_CASE("training executor: with pipeline stages, gradient buckets still overlap the backward",
+          "[workload][training]") {
+  // Both stages hold the tied embedding. Its all-reduce comes after the buckets on the
+  // data-parallel stream (Megatron-Core's finalize_model_grads), so they start during the
+  // backward; queued behind it, none could start before the backward's end.
+  const ModelSpec m = gpt(8, 256, 8, 128, 1024);
+  TrainingConfig c;
+  c.pp = 2;
+  c.dp = 2;
+  c.micro_batch = 1;
+  c.global_batch = 4;
+  c.bucket_params = 100'000;
+  for (const bool overlap : {true, false}) {
+    c.overlap_grad_reduce = overlap;
+    CAPTURE(overlap);
+    const Dag dag = build_training(m, c);
+    const std::vector<core::Time> kt(dag.kernels.size(), 1000);
+    const std::vector<core::Time> ct(dag.comms.size(), 5000);
+    const TrainingTimeline tl = execute_training(dag, kt, ct);
+    int checked = 0;
+    for (std::size_t r = 0; r < dag.ranks.size(); ++r) {
+      if (!dag.ranks[r].simulated) continue;  // the other replica runs as the first
+      ++checked;
+      core::Time first_bucket = -1, last_backward = 0, embedding = -1;
+      const auto& ops = dag.ranks[r].ops;
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        const std::string n = op_name(ops[i]);
+        if (n == "dp_allreduce" && first_bucket < 0) first_bucket = tl.ops[r][i].start;
+        if (n == "embedding_allreduce") embedding = tl.ops[r][i].start;
+        if (ops[i].kind == OpKind::Compute && ops[i].phase == Phase::Backward) {
+          last_backward = std::max(last_backward, tl.ops[r][i].end);
+        }
+      }
+      CAPTURE(r);
+      REQUIRE(first_bucket >= 0);
+      REQUIRE(embedding >= first_bucket);
+      if (overlap) REQUIRE(first_bucket < last_backward);
+      if (!overlap) REQUIRE(first_bucket >= last_backward);
+    }
+    REQUIRE(checked == 2);  // both stages
+  }
+}
+
 TEST_CASE("training run, isolated: identical results for every thread count and partition",
           "[workload][training]") {
   // Tensor parallelism inside a host, pipeline stages on two hosts, so the network carries
