@@ -82,6 +82,17 @@ std::string num(double v) {
 // counts the same 4+4+4 bytes of state).
 constexpr double kOptimizerBytesPerParam = 30;
 
+// Parameters of a part of the model on one rank: the experts' apart from the rest.
+struct Params {
+  double dense = 0;
+  double expert = 0;
+  Params& operator+=(const Params& o) {
+    dense += o.dense;
+    expert += o.expert;
+    return *this;
+  }
+};
+
 class Generator {
  public:
   Generator(const ModelSpec& m, const TrainingConfig& c) : m_(m), c_(c) {
@@ -169,18 +180,23 @@ class Generator {
       std::uint32_t& g = group_map_[was.group];
       if (g == kNoGroup) {
         const std::vector<int>& from_group = dag_.groups[was.group];
-        bool same_tp = true, same_dp = true, same_pp = true;
+        bool same_tp = true, same_dp = true, same_pp = true, same_expert = true;
         for (const int m : from_group) {
           const Coord c = coord(m);
           same_tp = same_tp && c.tp == a.tp;
           same_dp = same_dp && c.dp == a.dp;
           same_pp = same_pp && c.pp == a.pp;
+          same_expert = same_expert && c.dp % c_.ep == a.dp % c_.ep;
         }
+        // The expert-data-parallel group runs over the data-parallel indices that hold the
+        // same experts as the rank's own: it moves with the rank's place in its expert block.
+        const int expert_shift =
+            same_expert && !same_dp && c_.ep > 1 ? b.dp % c_.ep - a.dp % c_.ep : 0;
         members.clear();
         for (const int m : from_group) {
           const Coord c = coord(m);
-          members.push_back(
-              rank_of(same_tp ? b.tp : c.tp, same_dp ? b.dp : c.dp, same_pp ? b.pp : c.pp));
+          members.push_back(rank_of(same_tp ? b.tp : c.tp, same_dp ? b.dp : c.dp + expert_shift,
+                                    same_pp ? b.pp : c.pp));
         }
         mapped.push_back(was.group);
         g = group(members);
@@ -514,39 +530,49 @@ class Generator {
   // forward and backward; the gather runs on the data-parallel stream once the previous layer
   // has started, so it overlaps that layer's compute.
   // The next compute op waits for the gathered parameters as well as for `last`.
-  std::int64_t zero3_gather(std::int64_t last, double params) {
-    if (c_.zero != 3 || c_.dp == 1) return last;
-    const std::uint64_t bytes = static_cast<std::uint64_t>(params * dt_);
-    pending_ = collective(kDpAllGather, Stream::Dp, collectives::Op::AllGather,
-                          bytes / c_.dp * c_.dp, dp_group_, {prev_layer_start_});
-    prev_layer_start_ = static_cast<std::int64_t>(dag_.ranks[rank_].ops.size());
+  // The experts' gather follows the rest's on the same stream, so waiting for it waits for both.
+  std::int64_t zero3_gather(std::int64_t last, Params params) {
+    if (c_.zero != 3) return last;
+    const std::int64_t after = prev_layer_start_;
+    for (const auto& [p, g] : {std::pair{params.dense, &dp_group_}, {params.expert, &edp_group_}}) {
+      if (g->size() == 1 || p == 0) continue;
+      const std::uint64_t bytes = static_cast<std::uint64_t>(p * dt_);
+      pending_ = collective(kDpAllGather, Stream::Dp, collectives::Op::AllGather,
+                            bytes / g->size() * g->size(), *g, {after});
+      prev_layer_start_ = static_cast<std::int64_t>(dag_.ranks[rank_].ops.size());
+    }
     return last;
   }
 
   // ZeRO-3: each backward reduce-scatters the gradients of what it went through.
-  void zero3_reduce(std::int64_t last, double params) {
-    if (c_.zero != 3 || c_.dp == 1) return;
-    collective(kDpReduceScatter, Stream::Dp, collectives::Op::ReduceScatter,
-               grad_shard_bytes(params), dp_group_, {last});
+  void zero3_reduce(std::int64_t last, Params params) {
+    if (c_.zero != 3) return;
+    for (const auto& [p, g] : {std::pair{params.dense, &dp_group_}, {params.expert, &edp_group_}}) {
+      if (g->size() == 1 || p == 0) continue;
+      collective(kDpReduceScatter, Stream::Dp, collectives::Op::ReduceScatter,
+                 grad_shard_bytes(p, g->size()), *g, {last});
+    }
   }
 
   // The embedding's parameters on this rank: the first stage holds the word and position
   // embeddings, the last the word embedding it ties to the logits (one copy with pp = 1).
   double word_rank_params() const { return static_cast<double>(m_.vocab) * h_ / c_.tp; }
 
-  double layer_rank_params() const {
-    double p = layer_params(m_) / c_.tp;
-    if (m_.moe()) {
-      const double h = h_;
-      const double expert = (h * m_.ffn_hidden * (gates_ + 1.0)) / c_.tp;
-      p -= expert * m_.experts * (1.0 - 1.0 / c_.ep);
-    }
-    return p;
+  // A layer's parameters on this rank: its local experts' apart, since Megatron-Core reduces
+  // and shards those over the expert-data-parallel group (the dp / ep ranks that hold the same
+  // experts), the rest over the whole data-parallel group.
+  Params layer_rank_params() const {
+    const double all = layer_params(m_) / c_.tp;
+    if (!m_.moe()) return {all, 0};
+    const double expert = static_cast<double>(h_) * m_.ffn_hidden * (gates_ + 1.0) / c_.tp;
+    const double local = expert * m_.experts / c_.ep;
+    return {all - expert * m_.experts, local};
   }
 
-  std::uint64_t grad_shard_bytes(double params) const {
+  // Bytes of `params` gradients reduced over `group`: reduce-scatter sizes divide evenly.
+  std::uint64_t grad_shard_bytes(double params, std::size_t group) const {
     const std::uint64_t bytes = static_cast<std::uint64_t>(params * c_.grad_bytes);
-    return bytes / c_.dp * c_.dp;  // reduce-scatter sizes divide evenly over the group
+    return bytes / group * group;
   }
 
   // --- one rank ------------------------------------------------------------------------------
@@ -608,11 +634,13 @@ class Generator {
     ep_group_.clear();
     const int ep_first = dpr / c_.ep * c_.ep;
     for (int d = ep_first; d < ep_first + c_.ep; ++d) ep_group_.push_back(rank_of(tpr, d, stage));
+    edp_group_.clear();
+    for (int d = dpr % c_.ep; d < c_.dp; d += c_.ep) edp_group_.push_back(rank_of(tpr, d, stage));
     prev_layer_start_ = -1;
 
     // Per chunk: the op that ends the last micro-batch's backward of each layer, in order of
     // completion, for the gradient buckets.
-    std::vector<std::vector<std::pair<std::int64_t, double>>> grads_ready(chunks_);
+    std::vector<std::vector<std::pair<std::int64_t, Params>>> grads_ready(chunks_);
     std::int64_t last = -1;
     for (const Step& st : schedule(stage)) {
       const int model_chunk = st.chunk * c_.pp + stage;
@@ -634,12 +662,12 @@ class Generator {
                             {prev_rank, rank}, {});
         }
         if (first) {
-          last = zero3_gather(last, embedding_params(m_) / c_.tp);
+          last = zero3_gather(last, {embedding_params(m_) / c_.tp, 0});
           last = embedding(last, false);
         }
         for (int l = 0; l < layers_per_chunk_; ++l) last = layer_forward(layer0 + l, last);
         if (final) {
-          last = zero3_gather(last, word_rank_params());
+          last = zero3_gather(last, {word_rank_params(), 0});
           last = logits(last, false);
         }
         if (has_next) {
@@ -653,10 +681,10 @@ class Generator {
                             {next_rank, rank}, {});
         }
         if (final) {
-          last = zero3_gather(last, word_rank_params());
+          last = zero3_gather(last, {word_rank_params(), 0});
           last = logits(last, true);
           // With pp = 1 the tied gradient is reduced once, with the embedding's, below.
-          if (!first) zero3_reduce(last, word_rank_params());
+          if (!first) zero3_reduce(last, {word_rank_params(), 0});
         }
         for (int l = layers_per_chunk_ - 1; l >= 0; --l) {
           last = layer_backward(layer0 + l, last);
@@ -664,16 +692,16 @@ class Generator {
         }
         cur_layer_ = -1;
         if (first) {
-          last = zero3_gather(last, embedding_params(m_) / c_.tp);
+          last = zero3_gather(last, {embedding_params(m_) / c_.tp, 0});
           last = embedding(last, true);
-          zero3_reduce(last, embedding_params(m_) / c_.tp);
+          zero3_reduce(last, {embedding_params(m_) / c_.tp, 0});
         }
         if (has_prev) {
           collective(kPpSend, Stream::PpSend, collectives::Op::SendRecv, pp_bytes_,
                      {rank, prev_rank}, {last});
         }
         if (st.mb == mb_ - 1 && (first || final)) {
-          grads_ready[st.chunk].push_back({last, embedding_params(m_) / c_.tp});
+          grads_ready[st.chunk].push_back({last, {embedding_params(m_) / c_.tp, 0}});
         }
       }
     }
@@ -708,34 +736,37 @@ class Generator {
     return memory(kLayerNorm, 1.5 * norm_bytes(), last);
   }
 
-  void finish(const std::vector<std::vector<std::pair<std::int64_t, double>>>& grads_ready,
+  void finish(const std::vector<std::vector<std::pair<std::int64_t, Params>>>& grads_ready,
               std::int64_t last, int stage, int tpr, int dpr) {
     phase_ = Phase::Optimizer;
     std::vector<std::int64_t> waits{last};
-    double stage_params = 0;
-    if (c_.dp > 1 && c_.zero < 3) {
-      // Buckets fill in the order gradients appear; each is reduced once its last gradient
-      // exists (or after the whole backward without overlap).
+    Params stage_params;
+    for (const auto& chunk : grads_ready) {
+      for (const auto& g : chunk) stage_params += g.second;
+    }
+    if (c_.zero < 3) {
+      // Buckets fill in the order gradients appear, the experts' in buckets of their own
+      // (Megatron-Core's DDP keeps them in a buffer of their own); each is reduced once its
+      // last gradient exists (or after the whole backward without overlap).
       const collectives::Op op =
           c_.zero == 0 ? collectives::Op::AllReduce : collectives::Op::ReduceScatter;
       const Name name = c_.zero == 0 ? kDpAllReduce : kDpReduceScatter;
       for (int ch = chunks_ - 1; ch >= 0; --ch) {
-        double bucket = 0;
+        Params bucket;
         for (std::size_t i = 0; i < grads_ready[ch].size(); ++i) {
           bucket += grads_ready[ch][i].second;
-          const bool full = bucket >= static_cast<double>(c_.bucket());
-          if (full || i + 1 == grads_ready[ch].size()) {
-            const std::int64_t after = c_.overlap_grad_reduce ? grads_ready[ch][i].first : last;
-            waits.push_back(
-                collective(name, Stream::Dp, op, grad_shard_bytes(bucket), dp_group_, {after}));
-            stage_params += bucket;
-            bucket = 0;
+          const bool end = i + 1 == grads_ready[ch].size();
+          const std::int64_t after = c_.overlap_grad_reduce ? grads_ready[ch][i].first : last;
+          for (auto [p, g] :
+               {std::pair{&bucket.dense, &dp_group_}, {&bucket.expert, &edp_group_}}) {
+            if (*p == 0 || (*p < static_cast<double>(c_.bucket()) && !end)) continue;
+            if (g->size() > 1) {
+              waits.push_back(
+                  collective(name, Stream::Dp, op, grad_shard_bytes(*p, g->size()), *g, {after}));
+            }
+            *p = 0;
           }
         }
-      }
-    } else {
-      for (const auto& chunk : grads_ready) {
-        for (const auto& g : chunk) stage_params += g.second;
       }
     }
     // Tied embeddings: the first and the last stage each hold the word embedding; their
@@ -757,8 +788,12 @@ class Generator {
     // check them for inf/NaN (a read and a write of each); take their global norm for clipping
     // (--clip-grad defaults to 1.0: a read); Adam; then zero the gradient buffer for the next
     // iteration (a write of the whole buffer, sharded only from ZeRO-2 on).
-    const double shard = c_.zero >= 1 ? stage_params / c_.dp : stage_params;
-    const double buffer = c_.zero >= 2 ? shard : stage_params;
+    // ZeRO shards the rest over the data-parallel group, the experts over theirs.
+    const double sharded = stage_params.dense / static_cast<double>(dp_group_.size()) +
+                           stage_params.expert / static_cast<double>(edp_group_.size());
+    const double whole = stage_params.dense + stage_params.expert;
+    const double shard = c_.zero >= 1 ? sharded : whole;
+    const double buffer = c_.zero >= 2 ? shard : whole;
     std::int64_t opt = -1;
     // 16-bit gradients are cast to FP32 main gradients first, a read of the 16-bit and a write
     // of the FP32 copy (Megatron's _copy_model_grads_to_main_grads: main_grad = grad.float();
@@ -777,10 +812,14 @@ class Generator {
     opt = memory(kGradNorm, 1.0 * main_grad_bytes * shard, waits);
     opt = memory(kOptimizer, kOptimizerBytesPerParam * shard, opt);
     memory(kZeroGrad, 1.0 * c_.grad_bytes * buffer, opt);
-    if (c_.dp > 1 && (c_.zero == 1 || c_.zero == 2)) {
+    if (c_.zero == 1 || c_.zero == 2) {
       // The distributed optimizer all-gathers the updated 16-bit parameters.
-      const std::uint64_t bytes = static_cast<std::uint64_t>(stage_params * dt_) / c_.dp * c_.dp;
-      collective(kDpAllGather, Stream::Dp, collectives::Op::AllGather, bytes, dp_group_, {opt});
+      for (const auto& [p, g] :
+           {std::pair{stage_params.dense, &dp_group_}, {stage_params.expert, &edp_group_}}) {
+        if (g->size() == 1 || p == 0) continue;
+        const std::uint64_t bytes = static_cast<std::uint64_t>(p * dt_) / g->size() * g->size();
+        collective(kDpAllGather, Stream::Dp, collectives::Op::AllGather, bytes, *g, {opt});
+      }
     }
   }
 
@@ -818,6 +857,7 @@ class Generator {
   std::int32_t cur_mb_ = -1, cur_layer_ = -1;
   Phase phase_ = Phase::Forward;
   std::vector<int> tp_group_, dp_group_, ep_group_;
+  std::vector<int> edp_group_;  // expert-data-parallel: the dp / ep ranks with this rank's experts
   std::int64_t prev_layer_start_ = -1;
   std::int64_t pending_ = -1;  // a dependency for the next compute op
 };
@@ -911,18 +951,23 @@ MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingConfig& c) {
   MemoryEstimate e;
   const int chunks = c.schedule == Schedule::Interleaved ? c.virtual_stages : 1;
   const double layers = static_cast<double>(m.layers) / c.pp;
-  double per_layer = layer_params(m) / c.tp;
-  if (m.moe()) {
-    const double expert = m.hidden * static_cast<double>(m.ffn_hidden) * (m.swiglu ? 3.0 : 2.0);
-    per_layer -= expert / c.tp * m.experts * (1.0 - 1.0 / c.ep);
-  }
+  // A rank's local experts are sharded over the expert-data-parallel group (dp / ep ranks), the
+  // rest over the data-parallel group.
+  const double expert =
+      m.moe() ? m.hidden * static_cast<double>(m.ffn_hidden) * (m.swiglu ? 3.0 : 2.0) * m.experts
+              : 0.0;
+  const double local_experts = layers * expert / c.tp / c.ep;
   // The first stage holds the word and position embeddings besides its layers.
-  const double params = layers * per_layer + embedding_params(m) / c.tp;
-  const double dt = compute::dtype_bytes(c.dtype);
-  e.weights = params * dt / (c.zero >= 3 ? c.dp : 1);
-  e.gradients = params * c.grad_bytes / (c.zero >= 2 ? c.dp : 1);
+  const double dense = layers * (layer_params(m) - expert) / c.tp + embedding_params(m) / c.tp;
+  const double edp = static_cast<double>(c.dp) / c.ep;
+  const auto stored = [&](double bytes_per_param, int zero_from) {
+    return bytes_per_param *
+           (c.zero >= zero_from ? dense / c.dp + local_experts / edp : dense + local_experts);
+  };
+  e.weights = stored(compute::dtype_bytes(c.dtype), 3);
+  e.gradients = stored(c.grad_bytes, 2);
   // FP32 master weights and Adam's two moments (ZeRO §3.1: 12 bytes per parameter).
-  e.optimizer = params * 12.0 / (c.zero >= 1 ? c.dp : 1);
+  e.optimizer = stored(12.0, 1);
   // Activations per layer, Korthikanti et al. §4 (16-bit activations): s b h (34 + 5 a s / h)
   // without parallelism; tensor parallelism divides all but 10 s b h of it by t, sequence
   // parallelism the rest too; selective recomputation (or a fused attention that never

@@ -238,6 +238,71 @@ TEST_CASE("training DAG: MoE layers exchange tokens over the expert-parallel gro
   REQUIRE_THROWS_WITH(build_training(m, c), Catch::Contains("ep (3) must divide dp (4)"));
 }
 
+TEST_CASE("training DAG: expert gradients are reduced over the ranks that hold the same experts",
+          "[workload][training]") {
+  // Megatron-Core reduces, shards and gathers expert parameters over the expert-data-parallel
+  // group (dp / ep ranks), the rest over the whole data-parallel group.
+  ModelSpec m = gpt(2, 256, 8, 128, 1024);
+  m.experts = 8;
+  m.top_k = 2;
+  const double expert = 256.0 * 1024 * 2;  // h x ffn x 2 (no SwiGLU) per expert
+  const double dense = 2 * (layer_params(m) - 8 * expert) + embedding_params(m);
+  TrainingConfig c;
+  c.dp = 4;
+  c.micro_batch = 1;
+  c.global_batch = 4;
+  c.grad_bytes = 2;
+  c.one_replica = false;
+  for (const int zero : {0, 1, 3}) {
+    for (const int ep : {1, 2, 4}) {
+      c.zero = zero;
+      c.ep = ep;
+      CAPTURE(zero, ep);
+      const double local = 2 * expert * 8 / ep;  // two layers of 8 / ep experts
+      const Dag dag = build_training(m, c);
+      const std::string reduce = zero == 0 ? "dp_allreduce" : "dp_reducescatter";
+      for (const int r : {0, 1}) {
+        // Bytes this rank reduces and gathers, by the data-parallel indices of the group.
+        std::map<std::vector<int>, std::pair<double, double>> by_group;
+        for (const Op& op : dag.ranks[r].ops) {
+          if (op.kind == OpKind::Compute) continue;
+          const std::string n = op_name(op);
+          if (n != reduce && n != "dp_allgather") continue;
+          const Comm& cm = dag.comms[op.item];
+          auto& t = by_group[dag.groups[cm.group]];
+          (n == reduce ? t.first : t.second) += static_cast<double>(cm.bytes);
+        }
+        const std::vector<int> all{0, 1, 2, 3};
+        std::vector<int> same;
+        for (int d = r % ep; d < 4; d += ep) same.push_back(d);
+        CAPTURE(r);
+        // Reduce-scatters round down to the group size; the rest is exact.
+        const double dense_bytes = by_group[all].first;
+        if (ep == 1) {  // every rank holds every expert: one group for all
+          REQUIRE(by_group.size() == 1);
+          REQUIRE(dense_bytes == Approx(2 * (dense + local)).margin(4 * 2 * 16));
+          continue;
+        }
+        REQUIRE(dense_bytes == Approx(2 * dense).margin(4 * 2 * 16));
+        if (same.size() == 1) {
+          REQUIRE(by_group.size() == 1);  // nobody else holds these experts
+          continue;
+        }
+        REQUIRE(by_group.size() == 2);
+        REQUIRE(by_group.at(same).first == Approx(2 * local).margin(2 * 2 * 16));
+        if (zero == 0) REQUIRE(by_group.at(same).second == 0);
+        if (zero > 0) REQUIRE(by_group.at(same).second > 0);
+      }
+      // ZeRO shards the experts' optimizer state over dp / ep ranks only.
+      const MemoryEstimate e = estimate_memory(m, c);
+      const double params = dense + local;
+      const double sharded = dense / 4 + local / (4.0 / ep);
+      REQUIRE(e.optimizer == Approx(12 * (zero >= 1 ? sharded : params)));
+      REQUIRE(e.weights == Approx(2 * (zero >= 3 ? sharded : params)));
+    }
+  }
+}
+
 TEST_CASE("training schedules: with free communication the iteration is the schedule's formula",
           "[workload][training]") {
   // Uniform stages: everything but the transformer layers' own kernels costs nothing.
@@ -650,6 +715,14 @@ TEST_CASE("training DAG: ranks replayed from the first of their stage are the ra
         c.tp = 2, c.pp = 2, c.dp = 4, c.ep = 2, c.global_batch = 8, c.one_replica = false;
       },
       4);
+  for (const int zero : {1, 3}) {
+    add(
+        zero == 1 ? "MoE, ZeRO-1, ep 2 of dp 6" : "MoE, ZeRO-3, ep 2 of dp 6",
+        [zero](TrainingConfig& c) {
+          c.pp = 2, c.dp = 6, c.ep = 2, c.global_batch = 12, c.zero = zero, c.one_replica = false;
+        },
+        4);
+  }
   for (const Case& k : cases) {
     INFO(k.what);
     ModelSpec m = gpt(4, 256, 8, 128, 1024);
