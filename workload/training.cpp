@@ -986,14 +986,19 @@ MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingConfig& c) {
     layer_act = sbh * (10.0 + 24.0 / t + (no_scores ? 0.0 : scores / t));
   }
   // Micro-batches in flight on the first stage: GPipe keeps all of them; 1F1B keeps p, which
-  // is L layers' worth in total; interleaving adds (p - 1) / (p m) of that (Korthikanti §4.2.3).
+  // is L layers' worth in total. The interleaved schedule's first stage runs (p - 1) x 2 +
+  // (v - 1) x p warm-up forwards of a chunk (Megatron's schedules.py), so p v + p - 1 chunks
+  // of L / (p v) layers are in flight, L (1 + (p - 1) / (p v)) (Korthikanti §4.2.3, their m
+  // being the v chunks), or all of the m v chunks when there are fewer.
   const int mb = c.micro_batches();
   double in_flight_layers;
   if (c.schedule == Schedule::GPipe) {
     in_flight_layers = layers * mb;
+  } else if (chunks > 1) {
+    const double in_flight_chunks = std::min(c.pp * chunks + c.pp - 1, mb * chunks);
+    in_flight_layers = layers / chunks * in_flight_chunks;
   } else {
     in_flight_layers = layers * std::min(c.pp, mb);
-    if (chunks > 1) in_flight_layers *= 1.0 + (c.pp - 1.0) / (c.pp * static_cast<double>(mb));
   }
   e.activations = layer_act * in_flight_layers;
   return e;

@@ -440,6 +440,30 @@ TEST_CASE("training memory estimate: a hand-computed case", "[workload][training
   REQUIRE(estimate_memory(m, c).weights == Approx(params * 2));
 }
 
+TEST_CASE("training memory estimate: the interleaved schedule's chunks in flight",
+          "[workload][training]") {
+  // Stage 0 holds p v + p - 1 chunks of L / (p v) layers (Megatron's warm-up plus one), so
+  // L (1 + (p - 1) / (p v)) layers' worth against 1F1B's L; never more than all its chunks.
+  const ModelSpec m = gpt(16, 64, 4, 128, 1000);
+  TrainingConfig c;
+  c.pp = 4;
+  c.global_batch = 16;
+  const double one_f_one_b = estimate_memory(m, c).activations;  // 4 micro-batches x 4 layers
+  c.schedule = Schedule::Interleaved;
+  for (const int v : {2, 4}) {
+    c.virtual_stages = v;
+    CAPTURE(v);
+    REQUIRE(estimate_memory(m, c).activations == Approx(one_f_one_b * (1 + 3.0 / (4.0 * v))));
+  }
+  // Four micro-batches of two chunks: all eight chunks (4 x 2 of 2 layers), 16 layers' worth,
+  // against p v + p - 1 = 11 with many micro-batches.
+  c.virtual_stages = 2;
+  c.global_batch = 4;
+  REQUIRE(estimate_memory(m, c).activations == Approx(one_f_one_b));
+  c.global_batch = 64;
+  REQUIRE(estimate_memory(m, c).activations == Approx(one_f_one_b * 11 / 8));
+}
+
 TEST_CASE("optimizer step: 16-bit gradients are cast to FP32 before the unscale and the norm",
           "[workload][training]") {
   // Same model as the memory case: 86080 parameters per rank.
