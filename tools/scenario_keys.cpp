@@ -504,6 +504,8 @@ constexpr KeyInfo kRows[] = {
      "a SwiGLU MLP (three weight matrices) instead of GeLU (two)"},
     {"model", "`causal`", "bool", "`true`",
      "causal attention mask: the attention kernels do half the work (`compute/kernel.cpp`)"},
+    {"model", "`position_embedding`", "choice: `learned`, `rope`, `none`", "`learned`",
+     "Megatron's --position-embedding-type: `learned` adds a seq_len x hidden table (GPT), whole on every tensor-parallel rank; `rope` (Llama, Qwen, Mixtral) and `none` have no weights"},
     {"model", "`source`", "text", "none",
      "where the figures come from (kept with the model, not used)"},
     // training.jobs[i]

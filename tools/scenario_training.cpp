@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 workload::ModelSpec read_model_keys(const Section& s) {
   s.only({"name", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "seq_len", "vocab",
-          "experts", "top_k", "swiglu", "causal", "source"});
+          "experts", "top_k", "swiglu", "causal", "position_embedding", "source"});
   workload::ModelSpec m;
   m.name = s.has("name") ? s.text("name") : "model";
   m.layers = static_cast<int>(s.uint("layers", std::nullopt));
@@ -39,6 +39,10 @@ workload::ModelSpec read_model_keys(const Section& s) {
   m.top_k = static_cast<int>(s.uint("top_k"));
   m.swiglu = s.boolean("swiglu");
   m.causal = s.boolean("causal");
+  const std::string positions = s.choice("position_embedding");
+  m.positions = positions == "rope"   ? workload::PositionEmbedding::Rope
+                : positions == "none" ? workload::PositionEmbedding::None
+                                      : workload::PositionEmbedding::Learned;
   if (s.has("source")) m.source = s.text("source");
   if (m.hidden % m.heads != 0) {
     s.fail_key("heads", fmt::format("({}) must divide hidden ({})", m.heads, m.hidden));

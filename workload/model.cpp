@@ -15,8 +15,9 @@ double layer_params(const ModelSpec& m) {
   return attention + m.experts * ffn + router + 4.0 * h;  // + two layer norms
 }
 
-double embedding_params(const ModelSpec& m) {
-  return (static_cast<double>(m.vocab) + m.seq_len) * m.hidden;
+double embedding_params(const ModelSpec& m, int tp) {
+  const double positions = m.positions == PositionEmbedding::Learned ? m.seq_len : 0.0;
+  return (static_cast<double>(m.vocab) / tp + positions) * m.hidden;
 }
 
 double total_params(const ModelSpec& m) {

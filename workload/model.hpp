@@ -6,6 +6,10 @@
 
 namespace fabricsim::workload {
 
+// How the model encodes positions (Megatron's --position-embedding-type): a learned table of
+// seq_len x hidden (GPT), or rotary / none, which have no weights.
+enum class PositionEmbedding : std::uint8_t { Learned, Rope, None };
+
 struct ModelSpec {
   std::string name;
   int layers = 0;
@@ -19,6 +23,7 @@ struct ModelSpec {
   int top_k = 1;        // experts each token visits
   bool swiglu = false;  // gated FFN: three weight matrices instead of two
   bool causal = true;
+  PositionEmbedding positions = PositionEmbedding::Learned;
   std::string source;  // where the figures come from
 
   int head_dim() const { return hidden / heads; }
@@ -27,8 +32,10 @@ struct ModelSpec {
 
 // Weights of one transformer layer (attention + FFN, with biases and two layer norms).
 double layer_params(const ModelSpec& m);
-// Word and position embeddings (the output layer shares the word embedding, as GPT does).
-double embedding_params(const ModelSpec& m);
+// The first stage's embeddings on one of `tp` ranks: its 1/tp of the vocabulary-parallel word
+// embedding (which the output layer shares, as GPT does) and the whole learned position table,
+// which Megatron keeps whole on every rank (a plain nn.Embedding in LanguageModelEmbedding).
+double embedding_params(const ModelSpec& m, int tp = 1);
 double total_params(const ModelSpec& m);
 
 // Checks the figures (positive, heads divide hidden, kv_heads divide heads, top_k <= experts);

@@ -662,7 +662,7 @@ class Generator {
                             {prev_rank, rank}, {});
         }
         if (first) {
-          last = zero3_gather(last, {embedding_params(m_) / c_.tp, 0});
+          last = zero3_gather(last, {embedding_params(m_, c_.tp), 0});
           last = embedding(last, false);
         }
         for (int l = 0; l < layers_per_chunk_; ++l) last = layer_forward(layer0 + l, last);
@@ -692,16 +692,16 @@ class Generator {
         }
         cur_layer_ = -1;
         if (first) {
-          last = zero3_gather(last, {embedding_params(m_) / c_.tp, 0});
+          last = zero3_gather(last, {embedding_params(m_, c_.tp), 0});
           last = embedding(last, true);
-          zero3_reduce(last, {embedding_params(m_) / c_.tp, 0});
+          zero3_reduce(last, {embedding_params(m_, c_.tp), 0});
         }
         if (has_prev) {
           collective(kPpSend, Stream::PpSend, collectives::Op::SendRecv, pp_bytes_,
                      {rank, prev_rank}, {last});
         }
         if (st.mb == mb_ - 1 && (first || final)) {
-          grads_ready[st.chunk].push_back({last, {embedding_params(m_) / c_.tp, 0}});
+          grads_ready[st.chunk].push_back({last, {embedding_params(m_, c_.tp), 0}});
         }
       }
     }
@@ -958,7 +958,7 @@ MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingConfig& c) {
               : 0.0;
   const double local_experts = layers * expert / c.tp / c.ep;
   // The first stage holds the word and position embeddings besides its layers.
-  const double dense = layers * (layer_params(m) - expert) / c.tp + embedding_params(m) / c.tp;
+  const double dense = layers * (layer_params(m) - expert) / c.tp + embedding_params(m, c.tp);
   const double edp = static_cast<double>(c.dp) / c.ep;
   const auto stored = [&](double bytes_per_param, int zero_from) {
     return bytes_per_param *

@@ -179,12 +179,31 @@ TEST_CASE("training DAG: pipeline and data-parallel traffic", "[workload][traini
   REQUIRE(dp.first > 1);
   REQUIRE(dp.second <= stage_params * 4);
   REQUIRE(dp.second >= stage_params * 4 - dp.first * c.dp);
-  // The first stage also reduces the embedding, and sums it with the last stage's copy.
+  // The first stage also reduces the embedding: its share of the word embedding and the whole
+  // position table, which every tensor-parallel rank holds; and sums it with the last stage's.
   const auto first = comm_totals(dag, 0);
-  REQUIRE(first.at("dp_allreduce").second >=
-          (stage_params + embedding_params(m) / c.tp) * 4 - first.at("dp_allreduce").first * 2);
+  const double first_params = stage_params + (1024.0 / c.tp + 128) * 256;
+  REQUIRE(embedding_params(m, c.tp) == (1024.0 / c.tp + 128) * 256);
+  REQUIRE(first.at("dp_allreduce").second <= first_params * 4);
+  REQUIRE(first.at("dp_allreduce").second >= first_params * 4 - first.at("dp_allreduce").first * 2);
   REQUIRE(first.at("embedding_allreduce").first == 1);
   REQUIRE(mid.count("embedding_allreduce") == 0);
+}
+
+TEST_CASE("training DAG: rotary position embeddings have no weights to reduce",
+          "[workload][training]") {
+  ModelSpec m = gpt(4, 256, 8, 128, 1024);
+  TrainingConfig c;
+  c.dp = 2;
+  c.micro_batch = 1;
+  c.global_batch = 2;
+  const double learned = comm_totals(build_training(m, c), 0).at("dp_allreduce").second;
+  for (const PositionEmbedding p : {PositionEmbedding::Rope, PositionEmbedding::None}) {
+    m.positions = p;
+    const double none = comm_totals(build_training(m, c), 0).at("dp_allreduce").second;
+    REQUIRE(learned - none == Approx(128.0 * 256 * 4).margin(2));  // seq x hidden, FP32
+    REQUIRE(total_params(m) == 4 * layer_params(m) + 1024.0 * 256 + 2 * 256);
+  }
 }
 
 TEST_CASE("training DAG: ZeRO moves the gradient and parameter traffic", "[workload][training]") {
@@ -427,8 +446,9 @@ TEST_CASE("training memory estimate: a hand-computed case", "[workload][training
   c.micro_batch = 2;
   c.global_batch = 2;
   // Layer: attention 64x192 + 192 + 64x64 + 64 = 16640; FFN 64x256x2 + 256 + 64 = 33088; two
-  // norms 256: 49984. Embeddings (1000 + 128) x 64 = 72192. Per rank (2 x 49984 + 72192) / 2.
-  const double params = 86080;
+  // norms 256: 49984. Embeddings: the word table 1000 x 64 split over the two ranks, the
+  // position table 128 x 64 whole on each. Per rank 2 x 49984 / 2 + 32000 + 8192.
+  const double params = 90176;
   const MemoryEstimate e = estimate_memory(m, c);
   REQUIRE(e.weights == Approx(params * 2));
   REQUIRE(e.gradients == Approx(params * 4));
@@ -466,9 +486,9 @@ TEST_CASE("training memory estimate: the interleaved schedule's chunks in flight
 
 TEST_CASE("optimizer step: 16-bit gradients are cast to FP32 before the unscale and the norm",
           "[workload][training]") {
-  // Same model as the memory case: 86080 parameters per rank.
+  // Same model as the memory case: 90176 parameters per rank.
   const ModelSpec m = gpt(2, 64, 4, 128, 1000);
-  const double params = 86080;
+  const double params = 90176;
   TrainingConfig c;
   c.tp = 2;
   c.micro_batch = 2;
