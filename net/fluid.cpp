@@ -48,8 +48,7 @@ Fluid::Fluid(const Topology& topo, const NetworkConfig& cfg, const Routes& route
     NodeId at = src;
     while (at != dst) {
       // The switches' choice for this queue pair's data (Switches::route with ECMP).
-      const auto hops = routes.next_hops(at, fs.dst_nic);
-      const PortId p = hops.size() == 1 ? hops[0] : hops[ecmp_hash(src, dst, f, at) % hops.size()];
+      const PortId p = ecmp_next_hop(routes, at, src, dst, fs.dst_nic, f);
       const Link& l = topo.link_at(at, p);
       path_.push_back(ports.index(at, p));
       // The NIC's own serialization is the fluid's; every later hop holds the last packet once.

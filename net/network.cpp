@@ -56,20 +56,26 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     const FlowSpec& fs = flows_[f];
     check_flow(topo_, cfg_, fs, f);
     results_[f].start = fs.start;
-    // Unloaded round trip: a full data packet out and an ACK back over the shortest path.
-    core::Time rtt = 0, delays = 0, ack_back = 0;
+    // Unloaded round trip: a full data packet out and an ACK back, each on the path the
+    // switches' ECMP gives it (with unequal paths the first of the shortest is not the flow's).
+    core::Time delays = 0, ack_back = 0, data_out = 0;
     hop_rates.clear();
-    NodeId at = topo_.nics[fs.src_nic];
-    while (at != topo_.nics[fs.dst_nic]) {
-      const PortId p = routes.next_hops(at, fs.dst_nic)[0];
+    const NodeId src = topo_.nics[fs.src_nic], dst = topo_.nics[fs.dst_nic];
+    for (NodeId at = src; at != dst;) {
+      const PortId p = ecmp_next_hop(routes, at, src, dst, fs.dst_nic, f);
       const Link& l = topo_.link_at(at, p);
-      rtt += 2 * l.delay + serialization(data_wire_bytes(cfg_.nic.mtu), l.rate) +
-             serialization(kAckWireBytes, l.rate);
+      data_out += l.delay + serialization(data_wire_bytes(cfg_.nic.mtu), l.rate);
       delays += l.delay;
-      ack_back += l.delay + serialization(kAckWireBytes, l.rate);
       hop_rates.push_back(l.rate);
       at = topo_.peer(at, p);
     }
+    for (NodeId at = dst; at != src;) {
+      const PortId p = ecmp_next_hop(routes, at, dst, src, fs.src_nic, f);
+      const Link& l = topo_.link_at(at, p);
+      ack_back += l.delay + serialization(kAckWireBytes, l.rate);
+      at = topo_.peer(at, p);
+    }
+    const core::Time rtt = data_out + ack_back;
     // A timeout within the unloaded round trip fires before any ACK can return: every packet
     // would be sent again and again until retry_count gives up. Refused before the run.
     if (cfg_.nic.rto <= rtt) {

@@ -66,4 +66,10 @@ class Routes {
 // the same choice and ECMP polarizes.
 std::uint64_t ecmp_hash(NodeId src, NodeId dst, std::uint32_t qp, std::uint32_t salt);
 
+// The port a packet of queue pair `qp` from NIC node `src` to NIC `dst_nic` (node `dst`) leaves
+// `at` by under per-flow ECMP: what the switches choose for every packet but spraying and
+// adaptive routing's data, and so the path of a flow alone on an idle network.
+PortId ecmp_next_hop(const Routes& routes, NodeId at, NodeId src, NodeId dst, std::uint32_t dst_nic,
+                     std::uint32_t qp);
+
 }  // namespace fabricsim::net
