@@ -361,6 +361,12 @@ Scenario parse(const std::string& text, ParseContext& ctx,
           "no place)");
     }
   } else {
+    // The aggregation nodes are hosts with a NIC: flow patterns and NIC indices would reach them.
+    if (net.topology.aggregators > 0) {
+      top.sub("cluster").fail_key("sharp",
+                                  "adds the switches' SHARP aggregation nodes for collectives' "
+                                  "CollNet; a flows run would take them for hosts: drop it");
+    }
     net.flows = read_flows(wl.sub("flows"), net.topology, sc.simulation.seed);
   }
   net.run.seed = sc.simulation.seed;

@@ -92,7 +92,7 @@ constexpr KeyInfo kRows[] = {
     {"cluster", "`failed_links[i].until`", "time >= 1ps, after `at`", "never",
      "when it is back"},
     {"cluster", "`sharp`", "bool", "`false`",
-     "topologies `single`, `fat_tree`, `rail_optimized`: the top switches reduce in the network (InfiniBand SHARP): each (the one switch; the spines) gets an aggregation node `sharp<k>`, a host without GPUs on an internal port as fast as the switch's other ports together. NCCL's CollNet uses them with `collectives.collnet` (`docs/collectives.md`, \"CollNet\")"},
+     "topologies `single`, `fat_tree`, `rail_optimized`: the top switches reduce in the network (InfiniBand SHARP): each (the one switch; the spines) gets an aggregation node `sharp<k>`, a host without GPUs on an internal port as fast as the switch's other ports together. NCCL's CollNet uses them with `collectives.collnet` (`docs/collectives.md`, \"CollNet\"); refused in flows runs, whose patterns would take them for hosts"},
     {"cluster", "*per kind*", "", "",
      "see 3.3.3"},
     // cluster.host
