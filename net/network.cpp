@@ -228,6 +228,9 @@ NetworkResult Network::run(const RunOptions& opt) {
   }
   for (const Port& p : ports_.all()) {
     PortStats s = p.stats;
+    // A frame counts its whole serialization when it starts: the part of one still on the
+    // serializer at the end (a run cut off at simulation.end) is not busy time of the run.
+    if (p.free_at > r.end) s.busy -= std::min(s.busy, p.free_at - r.end);
     s.queue_byte_ps += double(p.queued[kDataClass]) * double(r.end - p.queue_changed);
     // Close a pause still running at the end.
     if (p.paused_until > p.pause_began) {
