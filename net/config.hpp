@@ -56,6 +56,15 @@ struct SwitchConfig {
   std::uint64_t kmax_bytes = 0;
   double pmax = 0.2;
   Routing routing = Routing::kEcmp;
+
+  // The thresholds on a port of `rate`.
+  std::uint64_t kmin_at(Bps rate) const {
+    return kmin_bytes ? kmin_bytes : static_cast<std::uint64_t>(100'000 * per_25g(rate));
+  }
+  std::uint64_t kmax_at(Bps rate) const {
+    return kmax_bytes ? kmax_bytes : static_cast<std::uint64_t>(400'000 * per_25g(rate));
+  }
+  static double per_25g(Bps rate) { return double(rate) / double(25 * kGbps); }
 };
 
 struct NicConfig {

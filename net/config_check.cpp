@@ -49,6 +49,22 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
         "network.cc=hpcc needs network.routing=ecmp: HPCC's per-hop telemetry assumes one path "
         "per flow, and spray/adaptive routing give each packet its own");
   }
+  if (cfg.sw.ecn && (cfg.sw.kmin_bytes == 0) != (cfg.sw.kmax_bytes == 0)) {
+    // One threshold given, the other scaled with each port's rate: RED needs Kmin <= Kmax on
+    // every switch port (else it marks every packet above Kmax, below Kmin).
+    for (const Node& node : topo.nodes) {
+      if (node.kind != NodeKind::kSwitch) continue;
+      for (PortId p = 0; p < node.ports.size(); ++p) {
+        const Bps rate = topo.links[node.ports[p]].rate;
+        if (cfg.sw.kmin_at(rate) <= cfg.sw.kmax_at(rate)) continue;
+        throw std::invalid_argument(fmt::format(
+            "network.ecn_kmin ({} bytes) is above network.ecn_kmax ({} bytes) on the {:g} Gb/s "
+            "ports of {} (the unset one scales with the port rate: 100 KB / 400 KB x rate / 25 "
+            "Gb/s); set both",
+            cfg.sw.kmin_at(rate), cfg.sw.kmax_at(rate), double(rate) / 1e9, node.name));
+      }
+    }
+  }
   if (cfg.sw.buffer_bytes < data_wire_bytes(cfg.nic.mtu)) {
     // Every full packet would be dropped (lossy) or could never be admitted (PFC).
     throw std::invalid_argument(fmt::format(

@@ -33,9 +33,8 @@ Switches::Switches(const Topology& topo, const NetworkConfig& cfg, const Outages
       const Link& l = topo.link_at(v, p);
       const std::uint32_t i = ports.index(v, p);
       // RED thresholds scale with the port rate (HPCC-ns3 run.py, see SwitchConfig).
-      const double scale = double(l.rate) / double(25 * kGbps);
-      kmin_[i] = cfg.sw.kmin_bytes ? cfg.sw.kmin_bytes : std::uint64_t(100'000 * scale);
-      kmax_[i] = cfg.sw.kmax_bytes ? cfg.sw.kmax_bytes : std::uint64_t(400'000 * scale);
+      kmin_[i] = cfg.sw.kmin_at(l.rate);
+      kmax_[i] = cfg.sw.kmax_at(l.rate);
       headroom_[i] = port_headroom(l, cfg);
       pfc_alpha_[i] = cfg.sw.pfc_alpha;
       for (int k = 0; cfg.sw.pfc_alpha_by_rate && nic_rate > 0 && k < 3 && l.rate > (nic_rate << k);

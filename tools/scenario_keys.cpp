@@ -244,7 +244,7 @@ constexpr KeyInfo kRows[] = {
     {"network", "`ecn_kmin`", "size >= 0", "`0B` = 100 KB x port rate / 25 Gbps (HPCC-ns3 run.py)",
      "RED lower threshold; nonzero overrides the scaling"},
     {"network", "`ecn_kmax`", "size >= 0", "`0B` = 400 KB x port rate / 25 Gbps",
-     "RED upper threshold; nonzero overrides the scaling. When both are nonzero, `ecn_kmin` <= `ecn_kmax`"},
+     "RED upper threshold; nonzero overrides the scaling. `ecn_kmin` <= `ecn_kmax` on every switch port, with the unset one scaled to the port's rate"},
     {"network", "`ecn_pmax`", "ratio in [0, 1]", "`0.2`",
      "marking probability at `ecn_kmax`"},
     {"network", "`dcqcn`, `hpcc`, `dctcp`, `timely`", "section", "defaults below",
