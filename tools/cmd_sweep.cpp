@@ -63,9 +63,16 @@ std::uint64_t fnv1a(const std::string& s) {
 // A point already finished by an earlier run of the same sweep would be tabulated as if it
 // belonged to this one; the plan records everything that decides a point's results.
 std::string plan_text(const Sweep& s, const std::string& scenario_text,
-                      const std::vector<std::string>& base_sets) {
+                      const std::vector<std::string>& base_sets,
+                      const std::vector<std::string>& inputs) {
   std::string out =
       fmt::format("fabricsim sweep plan\nscenario fnv1a {:016x}\n", fnv1a(scenario_text));
+  // A changed model or flow-size file changes what the finished points stand for. By name and
+  // contents: the paths depend on where the sweep is started from.
+  for (const std::string& f : inputs) {
+    out += fmt::format("input {} fnv1a {:016x}\n", fs::path(f).filename().string(),
+                       fnv1a(read_file(f)));
+  }
   for (const std::string& set : base_sets) out += "set " + set + "\n";
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     out += fmt::format("point {} {}\n", point_dir(i), point_label(s, i));
@@ -290,18 +297,18 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   const std::string text = read_file(scenario);
   const Sweep s = parse_sweep(text, scenario);
-  check_points(s, text, scenario, sets);
+  const std::vector<std::string> inputs = check_points(s, text, scenario, sets);
   const fs::path dir =
       out_dir.empty() ? fs::path("out") / fs::path(scenario).stem() : fs::path(out_dir);
   const fs::path points = dir / "points";
   fs::create_directories(points);
   const FolderLock lock(dir);
 
-  const std::string plan = plan_text(s, text, sets);
+  const std::string plan = plan_text(s, text, sets, inputs);
   if (fs::exists(dir / "sweep_plan.txt") && read_file(dir / "sweep_plan.txt") != plan) {
     throw std::runtime_error(fmt::format(
-        "{} holds another sweep (its sweep_plan.txt differs: the scenario, --set or sweep: "
-        "changed); use another --out or delete it",
+        "{} holds another sweep (its sweep_plan.txt differs: the scenario, a file it reads, "
+        "--set or sweep: changed); use another --out or delete it",
         dir.string()));
   }
   write_atomically(dir.string(), "sweep_plan.txt", plan);

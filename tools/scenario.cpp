@@ -398,6 +398,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
   }
   sc.read = ctx.resolved;
   sc.allowed = std::move(ctx.allowed);
+  sc.inputs = std::move(ctx.inputs);
   if (sc.net) sc.net->resolved = std::move(ctx.resolved);
   return sc;
 }

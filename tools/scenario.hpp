@@ -123,6 +123,7 @@ struct Scenario {
   // check them against tools/scenario_keys.hpp).
   std::vector<ResolvedKey> read;
   std::vector<std::string> allowed;  // every key path a section allowed, read or not
+  std::vector<std::string> inputs;   // the other files it read (ParseContext::inputs)
 };
 
 // Loads `path`, applying `overrides` ("a.b.c=value", as given to --set) before validation.

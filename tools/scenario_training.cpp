@@ -184,6 +184,7 @@ void check_import_file(const Section& t, const char* key, const fs::path& p) {
   } catch (const std::runtime_error& e) {
     t.fail_key(key, e.what());
   }
+  t.context().inputs.push_back(p.string());
 }
 
 // `format: aicb`: parallelism from the file's header, compute times from its lines.
@@ -242,6 +243,7 @@ void read_chakra(const Section& t, std::uint32_t gpus, bool json, TrainingSectio
       } catch (const std::runtime_error& e) {
         t.fail_key("comm_groups", e.what());
       }
+      t.context().inputs.push_back(g.string());
       std::ifstream in(g);
       if (!in) t.fail_key("comm_groups", fmt::format("cannot open '{}'", g.string()));
       groups = workload::read_chakra_groups(in, g.string());
@@ -450,6 +452,7 @@ TrainingSection read_training(const Section& t, const net::Topology& topo) {
   } catch (const std::runtime_error& e) {
     t.fail_key("kernels", e.what());
   }
+  t.context().inputs.push_back(db);
   read_comm_model(t, topo, s.gpu, s.hw, s.exec);
   return s;
 }

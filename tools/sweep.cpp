@@ -169,8 +169,10 @@ std::string point_dir(std::size_t i) {
   return fmt::format("{:04}", i + 1);
 }
 
-void check_points(const Sweep& s, const std::string& text, const std::string& name,
-                  const std::vector<std::string>& base_sets) {
+std::vector<std::string> check_points(const Sweep& s, const std::string& text,
+                                      const std::string& name,
+                                      const std::vector<std::string>& base_sets) {
+  std::set<std::string> inputs;
   for (const std::string& set : base_sets) {
     for (const std::string& key : s.keys) {
       if (overlaps(key_of(set), key)) {
@@ -197,7 +199,9 @@ void check_points(const Sweep& s, const std::string& text, const std::string& na
                       "writes no results.json: run it with 'fabricsim run --set' instead",
                       name));
     }
+    inputs.insert(sc.inputs.begin(), sc.inputs.end());
   }
+  return {inputs.begin(), inputs.end()};
 }
 
 namespace {

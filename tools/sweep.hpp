@@ -40,9 +40,11 @@ std::string point_dir(std::size_t i);
 
 // Loads the scenario once per point with `base_sets` and then the point's values applied, so a
 // bad key or value fails before anything runs. Throws ScenarioError naming the point. Refuses
-// PHOLD scenarios and --set on a swept key.
-void check_points(const Sweep& s, const std::string& text, const std::string& name,
-                  const std::vector<std::string>& base_sets);
+// PHOLD scenarios and --set on a swept key. Returns the other files the points read, sorted,
+// each once (Scenario::inputs).
+std::vector<std::string> check_points(const Sweep& s, const std::string& text,
+                                      const std::string& name,
+                                      const std::vector<std::string>& base_sets);
 
 // The results.json fields that sweep.csv tabulates, in column order: for flows runs and for
 // collectives (busbw) runs.

@@ -478,6 +478,7 @@ std::optional<std::filesystem::path> first_input_file(
     } catch (const std::runtime_error& e) {
       s.fail_key(key, e.what());
     }
+    s.context().inputs.push_back(p.string());
     return p;
   }
   return std::nullopt;

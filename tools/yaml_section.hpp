@@ -39,6 +39,9 @@ struct ParseContext {
   // False for files that are not scenarios (the validation manifests): no registry lookups, and
   // only the *_in reads, which state their bounds.
   bool registered = true;
+  // The other files the scenario read (models, flow-size distributions, imports, kernel
+  // database): a sweep's plan covers their contents.
+  std::vector<std::string> inputs;
 };
 
 std::size_t edit_distance(std::string_view a, std::string_view b);

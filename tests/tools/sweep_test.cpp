@@ -346,6 +346,30 @@ TEST_CASE("sweep end to end: a failing point is reported, the rest run, a re-run
   REQUIRE(run("sweep scenarios/examples/incast_hpcc.yaml").status == 1);  // no sweep: section
 }
 
+TEST_CASE("sweep: a changed file the scenario reads is another sweep, not finished points",
+          "[sweep][cli]") {
+  // The flow sizes come from a CSV beside the scenario: its contents are part of the plan.
+  const fs::path dir = scratch("inputs");
+  fs::create_directories(dir / "in");
+  const auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
+  write(dir / "in" / "sizes.csv", "1000,0\n2000,100\n");
+  write(dir / "in" / "s.yaml",
+        "cluster: {topology: single, hosts: 4, host: {gpus: 0}, nic_link: {rate: 100Gbps, "
+        "delay: 1us}}\n"
+        "workload:\n  flows: {pattern: poisson, sizes: sizes.csv, load: 0.3, duration: 20us}\n"
+        "sweep:\n  simulation.seed: [1, 2]\n");
+  const std::string cmd =
+      "sweep " + (dir / "in" / "s.yaml").string() + " --out " + (dir / "out").string();
+  REQUIRE(run(cmd).status == 0);
+  REQUIRE_THAT(slurp(dir / "out" / "sweep_plan.txt"), Catch::Contains("input sizes.csv fnv1a "));
+  REQUIRE_THAT(run(cmd).text, Catch::Contains("point 2/2 skipped, finished earlier"));
+  write(dir / "in" / "sizes.csv", "100000,0\n200000,100\n");
+  const Out changed = run(cmd);
+  REQUIRE(changed.status == 1);
+  REQUIRE_THAT(changed.text,
+               Catch::Contains("holds another sweep") && Catch::Contains("a file it reads"));
+}
+
 TEST_CASE("sweep tabulates a collectives scenario by bus bandwidth", "[sweep][cli]") {
   const fs::path dir = scratch("coll");
   const Out a = run("sweep tests/data/sweep/busbw.yaml -j 2 --out " + dir.string());
