@@ -145,14 +145,22 @@ void Nics::flow_timeout(Ctx& ctx, std::uint32_t f) {
 
 void Nics::transport_failed(Ctx& ctx, std::uint32_t f) {
   const SendState& s = send_[f];
+  // A lossless fabric without failing links loses no frame (a drop there stops the run), so
+  // its timeouts mean that nothing moved at all.
+  const char* causes =
+      cfg_->sw.pfc && cfg_->outages.empty()
+          ? "PFC is on and no link fails, so no frame was lost: nothing moved for a whole "
+            "timeout. Likely causes: a PFC deadlock (paused ports in a cycle, as routes around "
+            "a ring or torus can make), network.rto shorter than the round trip, or a link so "
+            "slow that one packet outlasts the timeout"
+          : "Likely causes: a lossy buffer too small for the burst, network.rto shorter than the "
+            "round trip, or a link so slow that one packet outlasts the timeout";
   throw TransportError(fmt::format(
       "flow {} ({} -> {}) failed at {:.3f} us: {} retransmission timeouts of {:.3f} us in a row "
-      "without an acknowledged byte (stuck at byte {} of {}), past network.retry_count = {}. "
-      "Likely causes: a lossy buffer too small for the burst, network.rto shorter than the round "
-      "trip, or a link so slow that one packet outlasts the timeout",
+      "without an acknowledged byte (stuck at byte {} of {}), past network.retry_count = {}. {}",
       f, topo_->nodes[topo_->nics[(*flows_)[f].src_nic]].name,
       topo_->nodes[topo_->nics[(*flows_)[f].dst_nic]].name, double(ctx.now()) * 1e-6, s.retries,
-      double(cfg_->nic.rto) * 1e-6, s.snd_una, (*flows_)[f].bytes, cfg_->nic.retry_count));
+      double(cfg_->nic.rto) * 1e-6, s.snd_una, (*flows_)[f].bytes, cfg_->nic.retry_count, causes));
 }
 
 bool Nics::next_data(Ctx& ctx, NodeId node, Packet& out) {

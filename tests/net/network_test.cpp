@@ -700,6 +700,20 @@ TEST_CASE("a queue pair that makes no progress fails after retry_count timeouts"
   REQUIRE_THROWS_WITH(net.run({}), Catch::Contains("flow 0 (host0.nic0 -> host1.nic0)") &&
                                        Catch::Contains("8 retransmission timeouts") &&
                                        Catch::Contains("network.retry_count = 7"));
+  // Lossless, routes around a ring of five switches two hops each: the buffers fill in a cycle
+  // of pauses (a PFC deadlock) and nothing is lost, so the failure says so.
+  TorusParams ring;
+  ring.dims = {5, 1};
+  ring.hosts_per_switch = 1;
+  ring.host = plain_host();
+  ring.nic = ring.link = {kRate, kDelay};
+  NetworkConfig lossless = config(cc::Kind::kNone);
+  lossless.sw.buffer_bytes = 400'000;
+  lossless.nic.rto = 100 * core::kMicrosecond;
+  std::vector<FlowSpec> around;
+  for (std::uint32_t i = 0; i < 5; ++i) around.push_back({i, (i + 2) % 5, 5'000'000, 0});
+  REQUIRE_THROWS_WITH(Network(torus(ring), lossless, around).run({}),
+                      Catch::Contains("no frame was lost") && Catch::Contains("PFC deadlock"));
   // A buffer that cannot hold one packet is refused before any run.
   cfg.sw.buffer_bytes = 1000;
   REQUIRE_THROWS_WITH(check_config(star(2), cfg),
