@@ -78,6 +78,16 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
         fmt::format("network.pfc_pause_quanta ({}) must be 1-65535 (the 16-bit PAUSE time field)",
                     cfg.sw.pfc_pause_quanta));
   }
+  // A quantum is 512 bit times at the port's rate, so whatever the rate a pause must outlast
+  // the frame that carries it, or it lapses before the next one can arrive.
+  if (std::uint64_t{cfg.sw.pfc_pause_quanta} * 512 <= std::uint64_t{kPauseWireBytes} * 8) {
+    throw std::invalid_argument(fmt::format(
+        "network.pfc_pause_quanta ({}) pauses for {} bit times, no longer than the PAUSE frame "
+        "that carries it ({} bit times on the wire): pauses would lapse as they arrive; use at "
+        "least {} (65535, the default, is what switches send)",
+        cfg.sw.pfc_pause_quanta, cfg.sw.pfc_pause_quanta * 512, kPauseWireBytes * 8,
+        kPauseWireBytes * 8 / 512 + 1));
+  }
   for (NodeId v = 0; v < topo.nodes.size(); ++v) {
     const Node& node = topo.nodes[v];
     if (node.kind != NodeKind::kSwitch) continue;

@@ -234,7 +234,7 @@ constexpr KeyInfo kRows[] = {
     {"network", "`pfc_headroom_factor`", "ratio in [0, 1024]", "`3` (HPCC-ns3 third.cc)",
      "headroom per ingress port = factor x rate x link delay / 8 + two full packets; a switch's headroom must fit in `buffer`. A packet that finds the headroom full stops the run with an error: a lossless fabric never drops"},
     {"network", "`pfc_pause_quanta`", "count 1-65535", "`65535` (802.1Qbb maximum)",
-     "PAUSE time in quanta of 512 bit times (335 us at 100 Gbps); a PAUSE lapses after it"},
+     "PAUSE time in quanta of 512 bit times (335 us at 100 Gbps); a PAUSE lapses after it. At least 2: one quantum is shorter than the PAUSE frame that carries it"},
     {"network", "`pfc_refresh`", "time >= 0, below one PAUSE on every switch port", "`0us` = half a PAUSE",
      "while an ingress stays above XON its XOFF is re-sent this often"},
     {"network", "`egress_alpha`", "ratio in (0, 1024]", "`1` (common vendor default, unverified)",

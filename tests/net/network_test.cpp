@@ -299,6 +299,15 @@ TEST_CASE("PFC: a refresh period that lets pauses lapse is refused", "[net][pfc]
   REQUIRE_THROWS_WITH(check_config(star(2), cfg), Catch::Contains("pfc_refresh"));
   cfg.sw.pfc_pause_quanta = 0;
   REQUIRE_THROWS_WITH(check_config(star(2), cfg), Catch::Contains("pfc_pause_quanta"));
+  // One quantum (512 bit times) is shorter than the 84-byte PAUSE frame itself: its pauses
+  // lapsed as they arrived and a lossless switch overran its buffer mid-run.
+  cfg = config(cc::Kind::kNone);
+  cfg.sw.pfc_pause_quanta = 1;
+  REQUIRE_THROWS_WITH(check_config(star(2), cfg),
+                      Catch::Contains("no longer than the PAUSE frame that carries it (672 bit") &&
+                          Catch::Contains("use at least 2"));
+  cfg.sw.pfc_pause_quanta = 2;
+  REQUIRE_NOTHROW(check_config(star(2), cfg));
 }
 
 TEST_CASE("16-to-1 incast, lossy without congestion control: drops, then go-back-N recovers",
