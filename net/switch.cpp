@@ -128,7 +128,8 @@ void Switches::receive(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt, const 
   const TrafficClass tc = pkt.traffic_class();
   if (tc == kDataClass) {
     if (!admit(ctx, sw, in, out, pkt)) {
-      PortStats& s = ports_->at(sw, in).stats;
+      // Counted where switches count tail drops: at the egress queue that could not take it.
+      PortStats& s = op.stats;
       ++s.drops;
       s.dropped_bytes += pkt.payload;
       return;

@@ -321,6 +321,10 @@ TEST_CASE("16-to-1 incast, lossy without congestion control: drops, then go-back
   Network net(topo, cfg, flows);
   const NetworkResult r = net.run({});
   REQUIRE(total_drops(r) > 0);
+  // All at the congested egress, the switch port toward the receiver (once at the ingresses).
+  const NodeId sw = topo.peer(topo.nics[16], 0);
+  const PortId to_receiver = topo.peer_port(topo.nics[16], 0);
+  REQUIRE(r.ports[r.port_base[sw] + to_receiver].drops == total_drops(r));
   REQUIRE(total_retransmitted(r) > 0);
   require_conservation(r, flows);  // every byte delivered exactly once, in order
 }
