@@ -244,7 +244,8 @@ void KernelDb::add(const KernelRow& r) {
     // Several measurements at one grid point (different batch x heads of an attention
     // benchmark, say): the grid keeps their mean throughput.
     Point& q = t.points[it->second];
-    q.throughput = (q.throughput + p.throughput) / 2;
+    ++q.count;
+    q.throughput += (p.throughput - q.throughput) / q.count;
     q.work = -1;  // no longer one kernel: never an exact hit
   } else {
     t.points.push_back(p);

@@ -90,6 +90,7 @@ class KernelDb {
     double work = 0;  // FLOPs or bytes of the measured kernel
     double throughput = 0;
     std::size_t source = 0;  // index into sources_
+    int count = 1;           // measurements averaged here
   };
   struct Table {
     int axes = 0;

@@ -204,3 +204,15 @@ TEST_CASE("kernel db: the shipped database answers every path for the training k
     REQUIRE(flops(k) / (db.time(a100, k).us * 1e-6) < a100.bf16_tflops * 1e12);
   }
 }
+
+TEST_CASE("kernel db: several measurements at one point keep their mean throughput", "[compute]") {
+  // 1024^3 in 10, 20 and 40 us: throughputs in the ratio 4 : 2 : 1, mean 7/3 of the slowest's,
+  // so the point takes 40 x 3/7 us (a mean of each new row with the mean so far gave 20 us).
+  const KernelDb db = db_of(
+      "H100,gemm,bf16,1,1024,1024,1024,,,,,,,10,a\n"
+      "H100,gemm,bf16,1,1024,1024,1024,,,,,,,20,b\n"
+      "H100,gemm,bf16,1,1024,1024,1024,,,,,,,40,c\n");
+  const KernelTime t = db.time(gpu("H100"), gemm(1024, 1024, 1024));
+  REQUIRE(t.path != KernelPath::Exact);  // no single measured kernel
+  REQUIRE(t.us == Approx(40.0 * 3 / 7));
+}
