@@ -219,6 +219,21 @@ int cmd_busbw(const std::vector<std::string>& args) {
   if (channels) sets.push_back("collectives.channels=" + std::to_string(channels));
   // Checked as the scenario key is: 0, -1 or "two" get its message.
   if (!threads.empty()) sets.push_back("simulation.threads=" + threads);
+  // A flows or training scenario: the flags above would add a second kind of run to it, and
+  // its loading would say so in words that leave busbw out.
+  try {
+    const Scenario own = load_scenario(scenario, {});
+    if (own.net && !own.net->collectives) {
+      std::fprintf(stderr,
+                   "error: %s runs %s, not collectives: busbw times collectives on a scenario's "
+                   "cluster; give it one with the same cluster: and a collectives: section (e.g. "
+                   "'collectives: {op: allreduce}')\n",
+                   scenario.c_str(), own.net->training ? "training" : "flows");
+      return 2;
+    }
+  } catch (const ScenarioError&) {
+    // Left to the load below, which names the problem with the flags applied.
+  }
   const Scenario sc = load_scenario(scenario, sets);
   if (!sc.net || !sc.net->collectives) {
     std::fprintf(stderr,

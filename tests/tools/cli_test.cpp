@@ -156,6 +156,16 @@ TEST_CASE("a command line fabricsim cannot read exits with status 2", "[cli]") {
   }
 }
 
+TEST_CASE("fabricsim busbw on a training or flows scenario says what it needs", "[cli]") {
+  // Its flags set collectives keys: loading then complained of two kinds of run in one file.
+  const Out training = run("busbw scenarios/examples/training_3d_single.yaml -b 1M -e 4M");
+  REQUIRE(training.status == 2);
+  REQUIRE_THAT(training.text, Catch::Contains("runs training, not collectives"));
+  const Out flows = run("busbw scenarios/examples/incast_dcqcn.yaml");
+  REQUIRE(flows.status == 2);
+  REQUIRE_THAT(flows.text, Catch::Contains("runs flows, not collectives"));
+}
+
 TEST_CASE("zero jobs and flags of another mode are refused, not ignored", "[cli]") {
   const Out jobs = run("busbw scenarios/quickstart.yaml --jobs 0");
   REQUIRE(jobs.status == 2);
