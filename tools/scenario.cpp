@@ -64,6 +64,10 @@ void apply_override(YAML::Node& root, const std::string& assignment, ParseContex
   };
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) throw bad("expected key.path=value");
+  // An empty value would read as null: a section set so falls back to every default unsaid.
+  if (assignment.find_first_not_of(" \t", eq + 1) == std::string::npos) {
+    throw bad("no value after '=' (to drop a key, edit the file)");
+  }
   const std::string path = assignment.substr(0, eq);
   YAML::Node value;
   try {
