@@ -45,17 +45,18 @@ Fluid::Fluid(const Topology& topo, const NetworkConfig& cfg, const Routes& route
     const NodeId src = topo.nics[fs.src_nic], dst = topo.nics[fs.dst_nic];
     const std::uint32_t last =
         data_wire_bytes(static_cast<std::uint32_t>(std::min<std::uint64_t>(mtu_, fs.bytes)));
-    NodeId at = src;
-    while (at != dst) {
-      // The switches' choice for this queue pair's data (Switches::route with ECMP).
-      const PortId p = ecmp_next_hop(routes, at, src, dst, fs.dst_nic, f);
+    // The switches' choice for this queue pair's data (Switches::route with ECMP).
+    walk_ecmp_path(topo, routes, src, dst, fs.dst_nic, f, [&](NodeId at, PortId p) {
       const Link& l = topo.link_at(at, p);
       path_.push_back(ports.index(at, p));
       // The NIC's own serialization is the fluid's; every later hop holds the last packet once.
       s.tail += l.delay + (at == src ? 0 : serialization(last, l.rate));
+    });
+    // The ACKs come back on their own ECMP path, as in the packet model.
+    walk_ecmp_path(topo, routes, dst, src, fs.src_nic, f, [&](NodeId at, PortId p) {
+      const Link& l = topo.link_at(at, p);
       s.ack += l.delay + serialization(kAckWireBytes, l.rate);
-      at = topo.peer(at, p);
-    }
+    });
     s.path_end = static_cast<std::uint32_t>(path_.size());
   }
   shares_ = core::MaxMinShares(std::move(capacity));

@@ -61,20 +61,16 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
     core::Time delays = 0, ack_back = 0, data_out = 0;
     hop_rates.clear();
     const NodeId src = topo_.nics[fs.src_nic], dst = topo_.nics[fs.dst_nic];
-    for (NodeId at = src; at != dst;) {
-      const PortId p = ecmp_next_hop(routes, at, src, dst, fs.dst_nic, f);
+    walk_ecmp_path(topo_, routes, src, dst, fs.dst_nic, f, [&](NodeId at, PortId p) {
       const Link& l = topo_.link_at(at, p);
       data_out += l.delay + serialization(data_wire_bytes(cfg_.nic.mtu), l.rate);
       delays += l.delay;
       hop_rates.push_back(l.rate);
-      at = topo_.peer(at, p);
-    }
-    for (NodeId at = dst; at != src;) {
-      const PortId p = ecmp_next_hop(routes, at, dst, src, fs.src_nic, f);
+    });
+    walk_ecmp_path(topo_, routes, dst, src, fs.src_nic, f, [&](NodeId at, PortId p) {
       const Link& l = topo_.link_at(at, p);
       ack_back += l.delay + serialization(kAckWireBytes, l.rate);
-      at = topo_.peer(at, p);
-    }
+    });
     const core::Time rtt = data_out + ack_back;
     // A timeout within the unloaded round trip fires before any ACK can return: every packet
     // would be sent again and again until retry_count gives up. Refused before the run.
@@ -230,7 +226,7 @@ NetworkResult Network::run(const RunOptions& opt) {
     PortStats s = p.stats;
     // A frame counts its whole serialization when it starts: the part of one still on the
     // serializer at the end (a run cut off at simulation.end) is not busy time of the run.
-    if (p.free_at > r.end) s.busy -= std::min(s.busy, p.free_at - r.end);
+    if (p.free_at > r.end) s.busy -= p.free_at - std::max(p.frame_start, r.end);
     s.queue_byte_ps += double(p.queued[kDataClass]) * double(r.end - p.queue_changed);
     // Close a pause still running at the end.
     if (p.paused_until > p.pause_began) {

@@ -30,6 +30,7 @@ void Ports::start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt, const T
   Port& pt = at(node, p);
   const Link& link = topo_->link_at(node, p);
   const core::Time ser = serialization(pkt.wire, link.rate);
+  pt.frame_start = ctx.now();
   pt.free_at = ctx.now() + ser;
   pt.stats.tx_bytes += pkt.wire;
   pt.stats.busy += ser;

@@ -25,7 +25,7 @@ struct PortStats {
   std::uint64_t max_queue_bytes = 0;  // data queue
   double queue_byte_ps = 0;           // integral of the data queue over time
   std::uint64_t ecn_marks = 0;
-  std::uint64_t drops = 0, dropped_bytes = 0;  // data packets dropped on arrival at this port
+  std::uint64_t drops = 0, dropped_bytes = 0;  // data packets this egress queue could not take
   std::uint64_t lost = 0, lost_bytes = 0;  // frames sent into a failed link (bytes: data payload)
   std::uint64_t pauses_sent = 0, pauses_received = 0;
   core::Time paused = 0;  // time this port's data class was paused by its peer
@@ -42,6 +42,7 @@ struct alignas(64) Port {
   core::Time wake_at = -1;  // pending kPortWake
   core::Time queue_changed = 0;
   core::Time free_at = 0;        // the serializer is busy until then
+  core::Time frame_start = 0;    // with the frame that began then
   bool tx_done_pending = false;  // a kTxDone at free_at is in the event list
   PortStats stats;
 

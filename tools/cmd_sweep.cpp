@@ -69,10 +69,13 @@ std::string plan_text(const Sweep& s, const std::string& scenario_text,
       fmt::format("fabricsim sweep plan\nscenario fnv1a {:016x}\n", fnv1a(scenario_text));
   // A changed model or flow-size file changes what the finished points stand for. By name and
   // contents: the paths depend on where the sweep is started from.
+  std::vector<std::string> lines;
   for (const std::string& f : inputs) {
-    out += fmt::format("input {} fnv1a {:016x}\n", fs::path(f).filename().string(),
-                       fnv1a(read_file(f)));
+    lines.push_back(fmt::format("input {} fnv1a {:016x}\n", fs::path(f).filename().string(),
+                                fnv1a(read_file(f))));
   }
+  std::sort(lines.begin(), lines.end());
+  for (const std::string& line : lines) out += line;
   for (const std::string& set : base_sets) out += "set " + set + "\n";
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     out += fmt::format("point {} {}\n", point_dir(i), point_label(s, i));

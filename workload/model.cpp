@@ -20,6 +20,10 @@ double embedding_params(const ModelSpec& m, int tp) {
   return (static_cast<double>(m.vocab) / tp + positions) * m.hidden;
 }
 
+double expert_params(const ModelSpec& m) {
+  return static_cast<double>(m.hidden) * m.ffn_hidden * (m.swiglu ? 3.0 : 2.0);
+}
+
 double total_params(const ModelSpec& m) {
   return m.layers * layer_params(m) + embedding_params(m) + 2.0 * m.hidden;  // + final norm
 }

@@ -36,6 +36,8 @@ double layer_params(const ModelSpec& m);
 // embedding (which the output layer shares, as GPT does) and the whole learned position table,
 // which Megatron keeps whole on every rank (a plain nn.Embedding in LanguageModelEmbedding).
 double embedding_params(const ModelSpec& m, int tp = 1);
+// The weight matrices of one expert's FFN (of the FFN of a dense model): two, three with SwiGLU.
+double expert_params(const ModelSpec& m);
 double total_params(const ModelSpec& m);
 
 // Checks the figures (positive, heads divide hidden, kv_heads divide heads, top_k <= experts);

@@ -564,7 +564,7 @@ class Generator {
   Params layer_rank_params() const {
     const double all = layer_params(m_) / c_.tp;
     if (!m_.moe()) return {all, 0};
-    const double expert = static_cast<double>(h_) * m_.ffn_hidden * (gates_ + 1.0) / c_.tp;
+    const double expert = expert_params(m_) / c_.tp;
     const double local = expert * m_.experts / c_.ep;
     return {all - expert * m_.experts, local};
   }
@@ -701,7 +701,9 @@ class Generator {
                      {rank, prev_rank}, {last});
         }
         if (st.mb == mb_ - 1 && (first || final)) {
-          grads_ready[st.chunk].push_back({last, {embedding_params(m_, c_.tp), 0}});
+          // The last stage holds the word embedding only (no position table).
+          grads_ready[st.chunk].push_back(
+              {last, {first ? embedding_params(m_, c_.tp) : word_rank_params(), 0}});
         }
       }
     }
@@ -953,9 +955,7 @@ MemoryEstimate estimate_memory(const ModelSpec& m, const TrainingConfig& c) {
   const double layers = static_cast<double>(m.layers) / c.pp;
   // A rank's local experts are sharded over the expert-data-parallel group (dp / ep ranks), the
   // rest over the data-parallel group.
-  const double expert =
-      m.moe() ? m.hidden * static_cast<double>(m.ffn_hidden) * (m.swiglu ? 3.0 : 2.0) * m.experts
-              : 0.0;
+  const double expert = m.moe() ? expert_params(m) * m.experts : 0.0;
   const double local_experts = layers * expert / c.tp / c.ep;
   // The first stage holds the word and position embeddings besides its layers.
   const double dense = layers * (layer_params(m) - expert) / c.tp + embedding_params(m, c.tp);

@@ -72,4 +72,15 @@ std::uint64_t ecmp_hash(NodeId src, NodeId dst, std::uint32_t qp, std::uint32_t 
 PortId ecmp_next_hop(const Routes& routes, NodeId at, NodeId src, NodeId dst, std::uint32_t dst_nic,
                      std::uint32_t qp);
 
+// Calls visit(at, port) for each hop of that path from `src` to NIC `dst_nic` (node `dst`).
+template <class Visit>
+void walk_ecmp_path(const Topology& t, const Routes& routes, NodeId src, NodeId dst,
+                    std::uint32_t dst_nic, std::uint32_t qp, Visit&& visit) {
+  for (NodeId at = src; at != dst;) {
+    const PortId p = ecmp_next_hop(routes, at, src, dst, dst_nic, qp);
+    visit(at, p);
+    at = t.peer(at, p);
+  }
+}
+
 }  // namespace fabricsim::net

@@ -188,6 +188,11 @@ TEST_CASE("training DAG: pipeline and data-parallel traffic", "[workload][traini
   REQUIRE(first.at("dp_allreduce").second >= first_params * 4 - first.at("dp_allreduce").first * 2);
   REQUIRE(first.at("embedding_allreduce").first == 1);
   REQUIRE(mid.count("embedding_allreduce") == 0);
+  // The last stage (rank tp0, dp0, pp3 = 12) holds the word embedding, not the position table.
+  const auto last = comm_totals(dag, 12);
+  const double last_params = stage_params + 1024.0 / c.tp * 256;
+  REQUIRE(last.at("dp_allreduce").second <= last_params * 4);
+  REQUIRE(last.at("dp_allreduce").second >= last_params * 4 - last.at("dp_allreduce").first * 2);
 }
 
 TEST_CASE("training DAG: rotary position embeddings have no weights to reduce",
