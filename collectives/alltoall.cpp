@@ -58,7 +58,14 @@ void build_alltoall(PlanBuilder& b, Plan& plan, const RankLayout& layout, const 
 void build_sendrecv(PlanBuilder& b, Plan& plan, const RankLayout& layout, const Hosts& hosts,
                     int from, int to, std::uint64_t chunk_nvlink, std::uint64_t chunk_net) {
   std::uint64_t slice = 0;
-  transfer(b, plan, layout, hosts, from, to, 0, plan.bytes, chunk_nvlink, chunk_net, slice);
+  if (to == Call::kShift) {
+    for (int r = 0; r < plan.n_ranks; ++r) {
+      transfer(b, plan, layout, hosts, r, (r + 1) % plan.n_ranks, 0, plan.bytes, chunk_nvlink,
+               chunk_net, slice);
+    }
+  } else {
+    transfer(b, plan, layout, hosts, from, to, 0, plan.bytes, chunk_nvlink, chunk_net, slice);
+  }
   plan.slice_bytes = slice;
 }
 

@@ -92,7 +92,10 @@ struct Call {
   Op op = Op::AllReduce;
   std::uint64_t bytes = 0;
   int root = 0;  // broadcast / reduce root; send/recv sender
-  int peer = 1;  // send/recv receiver
+  int peer = 1;  // send/recv receiver, or kShift
+  // Send/recv as nccl-tests' sendrecv_perf runs it (src/sendrecv.cu): every rank sends to the
+  // next and receives from the previous, at once.
+  static constexpr int kShift = -1;
   Algo algo = Algo::Auto;
   Proto proto = Proto::Auto;
   int channels = 0;  // 0: chosen by the tuning model

@@ -49,7 +49,11 @@ void check_call(const Call& call, const RankLayout& layout, const Hosts& hosts) 
   }
   const bool rooted = call.op == Op::Broadcast || call.op == Op::Reduce || call.op == Op::SendRecv;
   if (rooted && (call.root < 0 || call.root >= n)) fail(call, "root outside the group");
-  if (call.op == Op::SendRecv && (call.peer < 0 || call.peer >= n || call.peer == call.root)) {
+  if (call.op == Op::SendRecv && call.peer == Call::kShift && n < 2) {
+    fail(call, "send/recv needs two ranks");
+  }
+  if (call.op == Op::SendRecv && call.peer != Call::kShift &&
+      (call.peer < 0 || call.peer >= n || call.peer == call.root)) {
     fail(call, "send/recv needs a peer in the group other than the sender");
   }
   const bool blocked =

@@ -58,9 +58,9 @@ struct CollectiveSection {
   collectives::Op op = collectives::Op::AllReduce;
   collectives::Algo algo = collectives::Algo::Auto;
   collectives::Proto proto = collectives::Proto::Auto;
-  int channels = 0;  // 0: the tuning model decides
-  int root = 0;      // broadcast / reduce root, send/recv sender
-  int peer = 1;      // send/recv receiver
+  int channels = 0;                      // 0: the tuning model decides
+  int root = 0;                          // broadcast / reduce root, send/recv sender
+  int peer = collectives::Call::kShift;  // send/recv receiver, or every rank to the next
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 128ULL << 20;
   // Each size is the previous x step_factor; with step_factor 1, + step_bytes (nccl-tests -f

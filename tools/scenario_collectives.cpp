@@ -212,9 +212,14 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
   // Ranks of one collective: every GPU, or one per host in a rail group.
   const std::uint32_t ranks = s.per_rail ? topo.gpu_hosts() : gpus;
   s.root = static_cast<int>(c.uint_in("root", 0, 0, ranks - 1));
-  s.peer = static_cast<int>(c.uint_in("peer", ranks > 1 ? 1 : 0, 0, ranks - 1));
+  // Unset: nccl-tests' sendrecv, every rank sending to the next.
+  s.peer = c.has("peer") ? static_cast<int>(c.uint_in("peer", std::nullopt, 0, ranks - 1))
+                         : collectives::Call::kShift;
   if (s.op == collectives::Op::SendRecv && s.peer == s.root) {
     c.fail_key("peer", fmt::format("is the sender (root {}): send/recv needs two ranks", s.root));
+  }
+  if (s.op == collectives::Op::SendRecv && ranks < 2) {
+    c.fail_key("op", "sendrecv needs two ranks");
   }
   s.min_bytes = c.bytes("min_bytes", s.min_bytes);
   s.max_bytes = c.bytes("max_bytes", s.max_bytes);

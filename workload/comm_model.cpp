@@ -73,12 +73,23 @@ core::Time latency(const net::Topology& topo, const RankInfo& a, const RankInfo&
 core::Time send_recv(const collectives::Call& call, const collectives::RankLayout& m,
                      const net::Topology& topo, const net::NetworkConfig& cfg,
                      const ExecParams& params) {
-  const RankInfo& a = m.ranks[static_cast<std::size_t>(call.root)];
-  const RankInfo& b = m.ranks[static_cast<std::size_t>(call.peer)];
-  const double rate = a.host == b.host ? nvlink_rate(topo, a, params)
-                                       : std::min(nic_goodput(topo, nic_node(topo, a), cfg),
-                                                  nic_goodput(topo, nic_node(topo, b), cfg));
-  return latency(topo, a, b, params) + seconds(double(call.bytes) / rate);
+  const auto pair = [&](std::size_t from, std::size_t to) {
+    const RankInfo& a = m.ranks[from];
+    const RankInfo& b = m.ranks[to];
+    const double rate = a.host == b.host ? nvlink_rate(topo, a, params)
+                                         : std::min(nic_goodput(topo, nic_node(topo, a), cfg),
+                                                    nic_goodput(topo, nic_node(topo, b), cfg));
+    return latency(topo, a, b, params) + seconds(double(call.bytes) / rate);
+  };
+  if (call.peer != collectives::Call::kShift) {
+    return pair(static_cast<std::size_t>(call.root), static_cast<std::size_t>(call.peer));
+  }
+  // Every rank to the next at once: the slowest pair decides.
+  core::Time worst = 0;
+  for (std::size_t r = 0; r < m.ranks.size(); ++r) {
+    worst = std::max(worst, pair(r, (r + 1) % m.ranks.size()));
+  }
+  return worst;
 }
 
 // Every rank sends bytes/n to each other rank; the slowest rank's NVLink or NIC part decides.

@@ -371,8 +371,24 @@ TEST_CASE("all-to-all and send/recv deliver every block", "[collectives]") {
               .channels = channels,
               .chunk_bytes = 1000};
       check_semantics(sr, layout_hosts(n, 8));
+      // nccl-tests' sendrecv_perf: every rank sends its buffer to the next at once.
+      sr.peer = Call::kShift;
+      check_semantics(sr, layout_hosts(n, 8));
+      const Plan shift = make_plan(sr, layout_hosts(n, 8));
+      for (int r = 0; r < n; ++r) {
+        std::uint64_t out = 0, in = 0;
+        for (const Chunk& ch : shift.chunks) {
+          out += ch.owner == r ? ch.bytes : 0;
+          in += ch.dest == r ? ch.bytes : 0;
+        }
+        CAPTURE(n, r);
+        REQUIRE(out == 5000);
+        REQUIRE(in == 5000);
+      }
     }
   }
+  Call one{.op = Op::SendRecv, .bytes = 8, .peer = Call::kShift};
+  CHECK_THROWS_WITH(make_plan(one, layout_hosts(1, 8)), Catch::Contains("needs two ranks"));
 }
 
 TEST_CASE("automatic choices produce valid plans", "[collectives]") {

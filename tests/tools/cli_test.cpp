@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,20 @@ TEST_CASE("a command line fabricsim cannot read exits with status 2", "[cli]") {
     REQUIRE(o.status == 2);
     REQUIRE_THAT(o.text, Catch::Contains("see --help"));
   }
+}
+
+TEST_CASE("fabricsim busbw sendrecv is nccl-tests': every rank sends to the next", "[cli]") {
+  // Two hosts of 8 GPUs, a 400 Gb/s NIC each: ranks 7 -> 8 and 15 -> 0 cross the network, so
+  // the NIC bounds the bus bandwidth (rank 0 -> 1 alone, over NVLink, gave ~10x more).
+  const Out o = run("busbw scenarios/quickstart.yaml -b 64M -e 64M --collective sendrecv");
+  REQUIRE(o.status == 0);
+  const std::string row = o.text.substr(o.text.find("\n    67108864"));
+  std::istringstream fields(row);
+  std::string size, count, type, redop, root, time, algbw, busbw;
+  fields >> size >> count >> type >> redop >> root >> time >> algbw >> busbw;
+  CAPTURE(row);
+  REQUIRE(std::stod(busbw) < 50);  // 400 Gb/s
+  REQUIRE(std::stod(busbw) > 40);
 }
 
 TEST_CASE("fabricsim busbw with flags on a training or flows scenario says what it needs",
