@@ -36,8 +36,10 @@ collectives::Op parse_op(const std::string& s) {
 }
 
 // "2.Y" or "2.Y.Z" as NCCL_VERSION_CODE (2 x 10000 + Y x 100 + Z); a package release or build
-// suffix as NCCL prints them ("2.23.4-1", "2.23.4+cuda12.6") is ignored. Versions after the
-// tuning ported here are refused: their rules are not known to this version.
+// suffix as NCCL prints them ("2.23.4-1", "2.23.4+cuda12.6") is ignored. "2.Y" is any 2.Y
+// release, so it takes the highest (the rules change at a minor release's first patch, never
+// 0: 2.18 once read as 2.18.0, before 2.18.1's rule). Versions after the tuning ported here
+// are refused: their rules are not known to this version.
 int nccl_version(const Section& c) {
   const std::string given = c.text("nccl_version");
   const std::string v = given.substr(0, given.find_first_of("-+"));
@@ -47,8 +49,11 @@ int nccl_version(const Section& c) {
                    static_cast<std::size_t>(used) == v.size();
   const bool three = !two && std::sscanf(v.c_str(), "2.%u.%u%n", &minor, &patch, &used) == 2 &&
                      static_cast<std::size_t>(used) == v.size();
-  const int code = 20000 + static_cast<int>(std::min(minor, 999u)) * 100 +
-                   static_cast<int>(std::min(patch, 99u));
+  int code = 20000 + static_cast<int>(std::min(minor, 999u)) * 100 +
+             static_cast<int>(two ? 99u : std::min(patch, 99u));
+  if (two && code / 100 == collectives::kNcclVersionModelled / 100) {
+    code = collectives::kNcclVersionModelled;
+  }
   if (!(two || three) || v.empty() || v.find(' ') != std::string::npos || patch > 99 ||
       given.size() == v.size() + 1) {
     c.fail_key("nccl_version",

@@ -402,7 +402,7 @@ constexpr KeyInfo kRows[] = {
      "NCCL_COLLNET_ENABLE=1: NCCL may reduce across hosts in the switches (CollNet with the SHARP plugin). Needs `cluster.sharp`. With it `auto` weighs CollNetChain, CollNetDirect (NVSwitch hosts) and, on NVLS hardware, NVLS across hosts too (`docs/collectives.md`, \"CollNet\")"},
     {"collectives", "`nvlink_efficiency`", "ratio in (0, 1]", "by GPU arch (table in 3.3.1): NCCL's usable NVLink per link over its line rate",
      "usable share of `gpu_link`"},
-    {"collectives", "`nccl_version`", "text `2.Y` or `2.Y.Z` (a `-1` or `+cuda..` suffix is ignored), at most 2.30.7", "`2.30.7`",
+    {"collectives", "`nccl_version`", "text `2.Y` (its latest release) or `2.Y.Z` (a `-1` or `+cuda..` suffix is ignored), at most 2.30.7", "`2.30.7`",
      "the NCCL release the run models. The tuning is 2.30.7's; only these rules follow the version: LL128 between GH200/GB200 hosts (`nic_path: c2c`) is off before 2.27"},
     {"collectives", "`buffsize`", "size 64KiB-1GiB", "`4MiB` (NCCL's DEFAULT_BUFFSIZE)",
      "NCCL_BUFFSIZE: Simple's buffer per connection. A step carries an eighth of it (NCCL_STEPS), a ring chunk four steps, a slice two; LL and LL128 keep theirs"},

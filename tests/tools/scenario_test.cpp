@@ -88,3 +88,20 @@ TEST_CASE("bad scenarios name the file, line, column and key", "[scenario]") {
       tools::load_scenario("scenarios"),
       Catch::Contains("scenarios: cannot open the scenario file: it is a directory"));
 }
+
+TEST_CASE("collectives.nccl_version: 2.Y is that minor release's latest", "[scenario]") {
+  // Every rule changes at a minor release's first patch (2.18.1, 2.20.3, ...): "2.18" read as
+  // 2.18.0 fell before 2.18.1's channel rule.
+  const std::string base =
+      "cluster: {topology: single, hosts: 2, host: {gpus: 8, gpu: H100, gpu_latency: 0ns}, "
+      "nic_link: {rate: 400Gbps, delay: 1us}}\ncollectives: {op: allreduce}\n";
+  const auto version = [&](const std::string& v) {
+    return parse_scenario(base, "v.yaml", {"collectives.nccl_version=" + v})
+        .net->collectives->hw.nccl_version;
+  };
+  CHECK(version("2.18") == 21899);
+  CHECK(version("2.18.1") == 21801);
+  CHECK(version("2.23.4-1") == 22304);
+  CHECK(version("2.30") == 23007);  // the newest modelled
+  CHECK_THROWS_WITH(version("2.31"), Catch::Contains("newer than NCCL 2.30.7"));
+}
