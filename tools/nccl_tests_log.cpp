@@ -18,11 +18,19 @@ namespace fabricsim::tools {
 
 namespace {
 
-// Drops mpirun's output tag, "[1,0]<stdout>:".
+// Drops mpirun's output tag, "[1,0]<stdout>:", or srun -l's task label, "0: " (a result row
+// starts with its size and a space, never a colon).
 std::string untagged(const std::string& line) {
-  if (line.empty() || line[0] != '[') return line;
-  const std::size_t end = line.find(">:");
-  return end == std::string::npos ? line : line.substr(end + 2);
+  if (!line.empty() && line[0] == '[') {
+    const std::size_t end = line.find(">:");
+    return end == std::string::npos ? line : line.substr(end + 2);
+  }
+  const std::size_t digits = line.find_first_not_of(" 0123456789");
+  if (digits != std::string::npos && digits > 0 && line[digits] == ':' &&
+      line.find_first_of("0123456789") < digits) {
+    return line.substr(digits + 1);
+  }
+  return line;
 }
 
 bool is_integer(const std::string& s) {
@@ -91,7 +99,7 @@ NcclTestsLog read_nccl_tests_json(std::istream& in, const std::string& path) {
         break;
       }
     }
-    if (!body) continue;
+    if (!body || *size == 0) continue;  // NCCL launches nothing for no bytes
     const std::optional<double> busbw = json_number(*body, "bus_bw");
     const std::optional<double> time = json_number(*body, "time");
     if (!busbw && !time) {
@@ -157,6 +165,14 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
     std::vector<std::string> tok;
     for (std::string t; ss >> t;) tok.push_back(t);
     if (tok.empty()) continue;
+    // "# nThread 1 nGpus 1 ..." opens a run: a second one after results would mix two tables
+    // (of another collective, perhaps) into one dataset.
+    if (tok.size() >= 2 && tok[0] == "#" && tok[1] == "nThread" && !log.rows.empty()) {
+      throw ScenarioError(fmt::format(
+          "{}:{}: a second nccl-tests run starts here; this file holds several: give each its "
+          "own file",
+          path, number));
+    }
     if (tok[0] == "#") {
       // "# Collective test starting: all_reduce_perf"; "#  Rank  3 Group  0 Pid ..."
       if (tok.size() >= 5 && tok[1] == "Collective" && tok[3] == "starting:") {
@@ -190,6 +206,8 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
                       "number: '{}'",
                       path, number, line));
     }
+    if (m.bytes == 0)
+      continue;  // NCCL launches nothing for no bytes (all-gather -b 8 on many ranks)
     if (const std::string why = measured_problem(m); !why.empty()) {
       throw ScenarioError(fmt::format("{}:{}: {} in '{}'", path, number, why, line));
     }

@@ -497,6 +497,36 @@ TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
                       "--set cluster.host.gpus=4 --set collectives.algo=ring");
   REQUIRE(nan.status == 1);
   REQUIRE_THAT(nan.text, Catch::Contains("ring_nan.log:17: a bus bandwidth of nan GB/s"));
+  // The same log as srun -l labels it ("0: "), with a 0-byte row (NCCL launches nothing for it;
+  // all-gather logs of many ranks start so), validates as the original; a second run appended
+  // to it (another table, maybe another collective) is refused, not merged.
+  const auto rewrite = [&](const std::string& to, bool twice) {
+    std::ifstream in(log);
+    std::ofstream out(to);
+    std::string text;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("[1,0]<stdout>:", 0) == 0) line = "0: " + line.substr(14);
+      text += line + '\n';
+      if (line.find("(elements)") != std::string::npos) {
+        text +=
+            "0:            0             0     float     sum      -1     0.12    0.00    0.00"
+            "      0     0.11    0.00    0.00      0\n";
+      }
+    }
+    out << text << (twice ? text : "");
+  };
+  const std::string srun_log = "build/cli_test_out/ring_srun.log";
+  rewrite(srun_log, false);
+  const std::string srun = "validate --measured " + srun_log +
+                           " --scenario scenarios/validation/h100-sxm5_1node.yaml "
+                           "--set cluster.host.gpus=4 --set collectives.algo=ring";
+  const Out labelled = run(srun);
+  REQUIRE(labelled.status == 0);
+  REQUIRE(errors(labelled.text) == errors(dataset.text));
+  rewrite(srun_log, true);
+  const Out two_runs = run(srun);
+  REQUIRE(two_runs.status == 1);
+  REQUIRE_THAT(two_runs.text, Catch::Contains("ring_srun.log:26: a second nccl-tests run"));
   // Nothing compared is not a pass.
   const Out none = run(own + " --max-bytes 1MiB");
   REQUIRE(none.status == 1);
