@@ -2,11 +2,13 @@
 // become --set overrides of the `collectives` section, so they are checked the same way.
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectives/call.hpp"
@@ -154,14 +156,18 @@ int cmd_busbw(const std::vector<std::string>& args) {
                                             "-e 64MiB --op allgather"))
     return *done;
   const auto with_unit = [](const std::string& v) {
-    // nccl-tests takes plain numbers as bytes and K, M, G as powers of 1024.
+    // nccl-tests (parsesize in src/common.cu) takes plain numbers as bytes and reads a K, M or G
+    // in either case as a power of 1024, whatever follows it ("8GB" is 8 GiB there); "MiB" and
+    // the other units of fabricsim's sizes keep their meaning.
     const std::size_t digits = v.find_first_not_of("0123456789");
     if (!v.empty() && digits == std::string::npos) return v + "B";
-    const std::string suffix = digits == std::string::npos ? "" : v.substr(digits);
-    if (digits > 0 && (suffix == "K" || suffix == "M" || suffix == "G")) {
-      return v.substr(0, digits) + suffix + "iB";
-    }
-    return v;
+    if (digits == 0 || digits == std::string::npos) return v;
+    const std::string suffix = v.substr(digits);
+    const bool binary = std::string_view("kKmMgG").find(suffix[0]) != std::string_view::npos &&
+                        (suffix.size() == 1 || suffix.substr(1) == "B" || suffix.substr(1) == "b");
+    if (!binary) return v;
+    return v.substr(0, digits) +
+           static_cast<char>(std::toupper(static_cast<unsigned char>(suffix[0]))) + "iB";
   };
   if (!ngpus.empty() || !nthreads.empty()) {
     std::fprintf(stderr,

@@ -629,6 +629,14 @@ TEST_CASE("fabricsim busbw takes nccl-tests' flags with their meanings", "[cli]"
                                 Catch::Contains("\n          24 "));
   REQUIRE(run(base + "-f 0").status == 2);
   REQUIRE(run(base + "-f 2 -i 8").status == 2);
+  // Sizes as nccl-tests' parsesize reads them: K, M, G in either case are powers of 1024,
+  // whatever follows ("1MB" is 1 MiB there; fabricsim's own 1MB, 10^6, gave 10^6, 2 x 10^6).
+  const Out sizes = run("busbw scenarios/quickstart.yaml -b 1MB -e 2m -f 2 -q");
+  REQUIRE(sizes.status == 0);
+  REQUIRE_THAT(sizes.text,
+               Catch::Contains("\n     1048576 ") && Catch::Contains("\n     2097152 "));
+  REQUIRE_THAT(run("busbw scenarios/quickstart.yaml -b 1k -e 1k -q").text,
+               Catch::Contains("\n        1024 "));
 }
 
 TEST_CASE("every flows scenario shipped runs its first 50 us", "[cli]") {
