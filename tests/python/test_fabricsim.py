@@ -5,7 +5,9 @@ naming the command-line binary of the same build."""
 import json
 import os
 import subprocess
+import sys
 import tempfile
+import threading
 import unittest
 
 import fabricsim
@@ -67,6 +69,31 @@ class RunTest(unittest.TestCase):
         with self.assertRaises(ValueError) as e:
             fabricsim.run("no/such/file.yaml")
         self.assertIn("no/such/file.yaml", str(e.exception))
+
+    def test_runs_from_two_threads_keep_their_own_output(self):
+        # One process stdout: each run captures it in turn. Swapped by both at once, one run's
+        # summary went into the other's capture and stdout was left pointing at a closed file.
+        alone = {cc: fabricsim.run(INCAST, set={"network.cc": cc}, threads=1)["results"]
+                 for cc in ("hpcc", "dcqcn")}
+        got = {}
+
+        def one(cc):
+            got[cc] = fabricsim.run(INCAST, set={"network.cc": cc}, threads=1)
+
+        workers = [threading.Thread(target=one, args=(cc,)) for cc in alone]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        for cc, r in got.items():
+            self.assertEqual(r["results"], alone[cc])
+            # Its own summary, whole: one run's table, its own congestion control.
+            self.assertIn("cc " + cc, r["summary"])
+            self.assertEqual(r["summary"].count("FCT slowdown"), 1)
+        # The process's stdout still works: a child writing to it is heard.
+        out = subprocess.run([sys.executable, "-c", "print('still here')"], capture_output=True)
+        self.assertEqual(out.stdout, b"still here\n")
+        print("", end="", flush=True)
 
 
 if __name__ == "__main__":

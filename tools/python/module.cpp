@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,10 +20,12 @@ namespace py = pybind11;
 namespace {
 
 // Sends the process's stdout (where the commands print with printf) into a temporary file for
-// its lifetime, and hands back what was written.
+// its lifetime, and hands back what was written. There is one stdout: runs from several Python
+// threads take turns (each swapping it alone would send one's output into another's file, and
+// leave stdout pointing at a closed one).
 class CaptureStdout {
  public:
-  CaptureStdout() {
+  CaptureStdout() : hold_(turn()) {
     std::fflush(stdout);
     file_ = std::tmpfile();
     saved_ = dup(fileno(stdout));
@@ -32,7 +35,10 @@ class CaptureStdout {
   }
   CaptureStdout(const CaptureStdout&) = delete;
   CaptureStdout& operator=(const CaptureStdout&) = delete;
-  ~CaptureStdout() { restore(); }
+  ~CaptureStdout() {
+    restore();
+    if (file_ != nullptr) std::fclose(file_);
+  }
 
   std::string text() {
     restore();
@@ -51,6 +57,11 @@ class CaptureStdout {
     close(saved_);
     saved_ = -1;
   }
+  static std::mutex& turn() {
+    static std::mutex m;
+    return m;
+  }
+  std::lock_guard<std::mutex> hold_;
   std::FILE* file_ = nullptr;
   int saved_ = -1;
 };
