@@ -69,6 +69,14 @@ class RunTest(unittest.TestCase):
         with self.assertRaises(ValueError) as e:
             fabricsim.run("no/such/file.yaml")
         self.assertIn("no/such/file.yaml", str(e.exception))
+        # An override without '=' names itself (it was "not enough values to unpack").
+        with self.assertRaises(ValueError) as e:
+            fabricsim.run(INCAST, set=["network.cc"])
+        self.assertIn("'network.cc' is not 'key.path=value'", str(e.exception))
+
+    def test_one_override_as_a_string(self):
+        r = fabricsim.run(INCAST, set="network.cc=dcqcn", threads=1)
+        self.assertEqual(r["config"]["network.cc"], "dcqcn")
 
     def test_runs_from_two_threads_keep_their_own_output(self):
         # One process stdout: each run captures it in turn. Swapped by both at once, one run's

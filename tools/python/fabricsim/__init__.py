@@ -39,10 +39,16 @@ def _table(path):
 def _sets(set):
     if set is None:
         return []
+    if isinstance(set, str):
+        set = [set]  # one "key=value", as a single --set
     if isinstance(set, dict):
         items = set.items()
     else:
-        items = (s.split("=", 1) for s in set)
+        items = []
+        for s in set:
+            if not isinstance(s, str) or "=" not in s:
+                raise ValueError(f"set: {s!r} is not 'key.path=value' (or pass a dict)")
+            items.append(s.split("=", 1))
     out = []
     for key, value in items:
         if isinstance(value, bool):
@@ -57,7 +63,7 @@ def run(scenario, set=None, threads=None, out=None):
     runs; busbw for collectives; ports for training at packet level) and 'summary' (the text
     `fabricsim run` prints).
 
-    set: overrides, {"network.cc": "hpcc"} or ["network.cc=hpcc"] (as --set).
+    set: overrides, {"network.cc": "hpcc"}, ["network.cc=hpcc"] or one "network.cc=hpcc" (as --set).
     threads: worker threads (as --threads). out: keep the output files in this folder (by
     default they go to a temporary folder that is removed).
     """
