@@ -235,7 +235,7 @@ int cmd_busbw(const std::vector<std::string>& args) {
                    "cluster; give it one with the same cluster: and a collectives: section (e.g. "
                    "'collectives: {op: allreduce}')\n",
                    scenario.c_str(), own.net->training ? "training" : "flows");
-      return 2;
+      return 1;  // a scenario refused, as validate --scenario refuses it
     }
   } catch (const ScenarioError&) {
     // Left to the load below, which names the problem with the flags applied.
@@ -246,7 +246,7 @@ int cmd_busbw(const std::vector<std::string>& args) {
                  "error: %s has no collectives: section; add e.g. 'collectives: {op: "
                  "allreduce}' (and cluster.host.gpu)\n",
                  scenario.c_str());
-    return 2;
+    return 1;
   }
   if (jobs == 0) {
     std::fprintf(stderr, "error: --jobs 0: run at least one size at once\n");
