@@ -20,19 +20,25 @@ bool split_over_ranks(Op op) {
   return op == Op::AllGather || op == Op::ReduceScatter || op == Op::AllToAll;
 }
 
+// The redop column: nccl-tests prints the operator for the reductions and for sendrecv (which
+// runs through its operator loop, src/sendrecv.cu), "none" for all-gather, broadcast and
+// all-to-all.
 bool has_redop(Op op) {
-  return op == Op::AllReduce || op == Op::ReduceScatter || op == Op::Reduce;
+  return op == Op::AllReduce || op == Op::ReduceScatter || op == Op::Reduce || op == Op::SendRecv;
 }
 
 bool has_root(Op op) {
   return op == Op::Broadcast || op == Op::Reduce;
 }
 
-// nccl-tests prints times with two decimals while they fit its 7-character column.
-std::string format_us(double us) {
-  if (us < 10000) return fmt::format("{:7.2f}", us);
-  if (us < 100000) return fmt::format("{:7.1f}", us);
-  return fmt::format("{:7.0f}", us);
+// A number in a column of `width` as nccl-tests prints it (getFloatStr in src/util.cu): two
+// decimals while they fit, then one, then none, then an exponent (one decimal from width 7).
+std::string fit(double v, int width) {
+  for (const int decimals : {2, 1, 0}) {
+    std::string s = fmt::format("{:{}.{}f}", v, width, decimals);
+    if (static_cast<int>(s.size()) <= width) return s;
+  }
+  return fmt::format("{:{}.{}e}", v, width, width >= 7 ? 1 : 0);
 }
 
 BusbwRow busbw_row(const NetScenario& ns, std::uint64_t bytes, double time_us, double seconds) {
@@ -171,10 +177,9 @@ std::string busbw_header(const NetScenario& ns) {
 
 std::string busbw_line(const CollectiveSection& c, const BusbwRow& row) {
   // Nothing crosses a link (one rank): no time, so no rate to show.
-  const std::string algbw =
-      row.time_us > 0 ? fmt::format("{:6.2f}", row.algbw_gbps) : fmt::format("{:>6}", "N/A");
+  const std::string algbw = row.time_us > 0 ? fit(row.algbw_gbps, 6) : fmt::format("{:>6}", "N/A");
   const std::string result =
-      fmt::format("{}  {}  {:6.2f}  {:>5}", format_us(row.time_us), algbw, row.busbw_gbps, "N/A");
+      fmt::format("{}  {}  {}  {:>5}", fit(row.time_us, 7), algbw, fit(row.busbw_gbps, 6), "N/A");
   return fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}\n", row.bytes, row.count, c.dtype,
                      has_redop(c.op) ? c.redop : "none", has_root(c.op) ? c.root : -1, result,
                      result);

@@ -162,6 +162,8 @@ TEST_CASE("fabricsim busbw sendrecv is nccl-tests': every rank sends to the next
   // the NIC bounds the bus bandwidth (rank 0 -> 1 alone, over NVLink, gave ~10x more).
   const Out o = run("busbw scenarios/quickstart.yaml -b 64M -e 64M --collective sendrecv");
   REQUIRE(o.status == 0);
+  // nccl-tests' sendrecv runs through its reduction-operator loop: the redop column says sum.
+  REQUIRE_THAT(o.text, Catch::Contains("     float     sum      -1  "));
   const std::string row = o.text.substr(o.text.find("\n    67108864"));
   std::istringstream fields(row);
   std::string size, count, type, redop, root, time, algbw, busbw;
@@ -169,6 +171,20 @@ TEST_CASE("fabricsim busbw sendrecv is nccl-tests': every rank sends to the next
   CAPTURE(row);
   REQUIRE(std::stod(busbw) < 50);  // 400 Gb/s
   REQUIRE(std::stod(busbw) > 40);
+}
+
+TEST_CASE("fabricsim busbw prints numbers too wide for a column as nccl-tests does", "[cli]") {
+  // nccl-tests' getFloatStr: two decimals while they fit, then one, none, an exponent.
+  const Out slow = run(
+      "busbw scenarios/quickstart.yaml -b 8G -e 8G --set cluster.host.gpus=1 --set "
+      "cluster.host.nics=1 --set cluster.nic_link.rate=1Gbps --set simulation.fidelity=analytical");
+  REQUIRE(slow.status == 0);
+  REQUIRE_THAT(slow.text, Catch::Contains("     sum      -1  7.2e+07    0.12    0.12    N/A"));
+  const Out fast =
+      run("busbw scenarios/validation/h100-sxm5_1node.yaml -b 8G -e 8G --set "
+          "simulation.fidelity=analytical --set cluster.host.gpu_link=40000Gbps");
+  REQUIRE(fast.status == 0);
+  REQUIRE_THAT(fast.text, Catch::Contains("  2968.44  2893.8  5064.1    N/A"));
 }
 
 TEST_CASE("fabricsim busbw with flags on a training or flows scenario says what it needs",
