@@ -107,6 +107,12 @@ NcclTestsLog read_nccl_tests_json(std::istream& in, const std::string& path) {
       throw ScenarioError(fmt::format("{}: result {} (size {}): no bus bandwidth and no time", path,
                                       index, static_cast<std::uint64_t>(*size)));
     }
+    if (const std::optional<double> wrong = json_number(*body, "nwrong"); wrong && *wrong > 0) {
+      throw ScenarioError(fmt::format(
+          "{}: result {} (size {}): nccl-tests counted {} wrong elements (nwrong): the run's "
+          "results were wrong, so its times are not a measurement to compare",
+          path, index, static_cast<std::uint64_t>(*size), *wrong));
+    }
     Measured m;
     m.bytes = static_cast<std::uint64_t>(*size);
     m.busbw_gbps = busbw.value_or(0);
@@ -206,8 +212,16 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
                       "number: '{}'",
                       path, number, line));
     }
-    if (m.bytes == 0)
-      continue;  // NCCL launches nothing for no bytes (all-gather -b 8 on many ranks)
+    // NCCL launches nothing for no bytes (all-gather -b 8 on many ranks).
+    if (m.bytes == 0) continue;
+    // The out-of-place #wrong column (N/A when nccl-tests ran with -c 0): a run whose results
+    // were wrong is not one to compare a simulation with.
+    if (tok.size() >= 9 && is_integer(tok[8]) && tok[8] != "0") {
+      throw ScenarioError(fmt::format(
+          "{}:{}: nccl-tests counted {} wrong elements at this size (#wrong): the run's results "
+          "were wrong, so its times are not a measurement to compare; fix the run or drop the row",
+          path, number, tok[8]));
+    }
     if (const std::string why = measured_problem(m); !why.empty()) {
       throw ScenarioError(fmt::format("{}:{}: {} in '{}'", path, number, why, line));
     }

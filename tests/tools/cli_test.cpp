@@ -513,6 +513,22 @@ TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
                       "--set cluster.host.gpus=4 --set collectives.algo=ring");
   REQUIRE(nan.status == 1);
   REQUIRE_THAT(nan.text, Catch::Contains("ring_nan.log:17: a bus bandwidth of nan GB/s"));
+  // Nor is a size where nccl-tests found wrong results.
+  const std::string wrong_log = "build/cli_test_out/ring_wrong.log";
+  {
+    std::ifstream in(log);
+    std::ofstream out(wrong_log);
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t at = line.find("339.14      0 ");
+      if (at != std::string::npos) line.replace(at, 14, "339.14     12 ");
+      out << line << '\n';
+    }
+  }
+  const Out wrong = run("validate --measured " + wrong_log +
+                        " --scenario scenarios/validation/h100-sxm5_1node.yaml "
+                        "--set cluster.host.gpus=4 --set collectives.algo=ring");
+  REQUIRE(wrong.status == 1);
+  REQUIRE_THAT(wrong.text, Catch::Contains("ring_wrong.log:17: nccl-tests counted 12 wrong"));
   // The same log as srun -l labels it ("0: "), with a 0-byte row (NCCL launches nothing for it;
   // all-gather logs of many ranks start so), validates as the original; a second run appended
   // to it (another table, maybe another collective) is refused, not merged.
