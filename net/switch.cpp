@@ -59,7 +59,7 @@ std::uint64_t Switches::xoff_threshold(NodeId sw, std::uint32_t port_index) cons
 PortId Switches::route(Ctx& ctx, NodeId sw, const Packet& pkt) {
   const auto hops = outages_->routes(ctx.now()).next_hops(sw, nic_index_[pkt.dst]);
   if (hops.size() == 1) return hops[0];
-  const std::size_t hashed = ecmp_hash(pkt.src, pkt.dst, pkt.flow, sw) % hops.size();
+  const std::size_t hashed = ecmp_choice(hops.size(), pkt.src, pkt.dst, pkt.flow, sw);
   if (pkt.type != PacketType::kData) return hops[hashed];
   switch (cfg_->sw.routing) {
     case Routing::kEcmp:

@@ -167,7 +167,7 @@ std::uint64_t ecmp_hash(NodeId src, NodeId dst, std::uint32_t qp, std::uint32_t 
 PortId ecmp_next_hop(const Routes& routes, NodeId at, NodeId src, NodeId dst, std::uint32_t dst_nic,
                      std::uint32_t qp) {
   const auto hops = routes.next_hops(at, dst_nic);
-  return hops.size() == 1 ? hops[0] : hops[ecmp_hash(src, dst, qp, at) % hops.size()];
+  return hops[ecmp_choice(hops.size(), src, dst, qp, at)];
 }
 
 }  // namespace fabricsim::net

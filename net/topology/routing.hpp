@@ -66,6 +66,13 @@ class Routes {
 // the same choice and ECMP polarizes.
 std::uint64_t ecmp_hash(NodeId src, NodeId dst, std::uint32_t qp, std::uint32_t salt);
 
+// Which of `count` equal-cost ports switch `at` gives queue pair `qp` from NIC node `src` to
+// NIC node `dst` (the switch's own node id salts the hash).
+inline std::size_t ecmp_choice(std::size_t count, NodeId src, NodeId dst, std::uint32_t qp,
+                               NodeId at) {
+  return count == 1 ? 0 : ecmp_hash(src, dst, qp, at) % count;
+}
+
 // The port a packet of queue pair `qp` from NIC node `src` to NIC `dst_nic` (node `dst`) leaves
 // `at` by under per-flow ECMP: what the switches choose for every packet but spraying and
 // adaptive routing's data, and so the path of a flow alone on an idle network.
