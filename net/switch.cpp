@@ -188,10 +188,7 @@ void Switches::dequeued(Ctx& ctx, NodeId sw, PortId out, Packet& pkt, Telemetry&
     ig.headroom -= from_headroom;
     ig.shared -= pkt.wire - from_headroom;
     b.shared_used -= pkt.wire - from_headroom;
-    if (ig.peer_paused && ig.headroom == 0 &&
-        ig.shared + cfg_->sw.pfc_resume_offset <= xoff_threshold(sw, in)) {
-      send_pause(ctx, sw, pkt.in_port, false);
-    }
+    if (ig.peer_paused && may_resume(sw, in)) send_pause(ctx, sw, pkt.in_port, false);
   }
   Port& op = ports_->at(sw, out);
   const std::uint64_t q = op.queued[kDataClass];
@@ -240,11 +237,25 @@ void Switches::send_pause(Ctx& ctx, NodeId sw, PortId p, bool on) {
   transmit(ctx, sw, p);
 }
 
+bool Switches::may_resume(NodeId sw, std::uint32_t port_index) const {
+  const Ingress& ig = ingress_[port_index];
+  // HPCC-ns3 switch-mmu.cc CheckShouldResume: no headroom in use, and either nothing of the
+  // port's in the shared pool or below the threshold by the resume offset. A port holding
+  // nothing always resumes: its threshold shrinks as other ports fill the pool, and a port that
+  // emptied while it was low would otherwise stay paused with nothing left to dequeue.
+  return ig.headroom == 0 && (ig.shared == 0 || ig.shared + cfg_->sw.pfc_resume_offset <=
+                                                    xoff_threshold(sw, port_index));
+}
+
 void Switches::refresh_pause(Ctx& ctx, NodeId sw, PortId p) {
-  Ingress& ig = ingress_[ports_->index(sw, p)];
+  const std::uint32_t i = ports_->index(sw, p);
+  Ingress& ig = ingress_[i];
   ig.refresh_at = -1;
   // XON was sent meanwhile (the port drained below the resume threshold): nothing to refresh.
-  if (ig.peer_paused) send_pause(ctx, sw, p, true);
+  if (!ig.peer_paused) return;
+  // The threshold rises as other ports drain the shared pool: a port now below it resumes
+  // instead of pausing its peer again.
+  send_pause(ctx, sw, p, !may_resume(sw, i));
 }
 
 }  // namespace fabricsim::net

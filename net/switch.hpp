@@ -54,6 +54,8 @@ class Switches {
   void send_pause(Ctx& ctx, NodeId sw, PortId p, bool on);
   core::Time pause_refresh(Bps rate) const;  // how often XOFF is re-sent while congested
   std::uint64_t xoff_threshold(NodeId sw, std::uint32_t port_index) const;
+  // A paused ingress port may send XON (its peer resumes).
+  bool may_resume(NodeId sw, std::uint32_t port_index) const;
   [[noreturn]] void lossless_overrun(Ctx& ctx, NodeId sw, PortId in, const Packet& pkt);
 
   const Topology* topo_ = nullptr;

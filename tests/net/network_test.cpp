@@ -227,6 +227,31 @@ TEST_CASE("PFC keeps a long incast lossless: XOFF re-sent while congested, headr
   REQUIRE(pauses > 0);
 }
 
+TEST_CASE("PFC: a paused port that holds nothing in the buffer resumes its sender",
+          "[net][pfc]") {
+  // 63 senders into one port of a small buffer: while the pool is full every port's dynamic
+  // threshold (alpha x free pool) is low, and a port can drain its last packet without ever
+  // passing below threshold - resume offset. HPCC-ns3's switch resumes a port that holds nothing
+  // (switch-mmu.cc CheckShouldResume); without that rule 13 senders stayed paused for good and
+  // the run ended with their flows unfinished.
+  const Topology topo = star(64);
+  const auto flows = incast(64, 63, 63, 2'000'000, 0);
+  NetworkConfig cfg = config(cc::Kind::kDcqcn);
+  cfg.sw.buffer_bytes = 6'000'000;
+  cfg.sw.pfc_alpha = 1;
+  Network net(topo, cfg, flows);
+  RunOptions opt;
+  opt.end = core::kSecond;
+  const NetworkResult r = net.run(opt);
+  require_conservation(r, flows);
+  REQUIRE(total_drops(r) == 0);
+  for (const FlowResult& f : r.flows) REQUIRE(f.acked >= 0);
+  // The incast moves 126 MB through one 100 Gb/s port: ~10 ms, not a second of pauses.
+  core::Time last = 0;
+  for (const FlowResult& f : r.flows) last = std::max(last, f.acked);
+  REQUIRE(last < 20 * core::kMillisecond);
+}
+
 TEST_CASE("PFC: a lossless fabric that must drop stops with the place and the cause",
           "[net][pfc]") {
   const Topology topo = star(5);
