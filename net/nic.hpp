@@ -171,6 +171,7 @@ class Nics {
   core::Time host_delay_ = 0;
   bool dcqcn_ = false;
   bool dctcp_ = false;
+  bool hpcc_ = false;
   bool fixed_rates_ = false;          // no congestion control: a queue pair's rate never changes
   std::uint32_t telemetry_wire_ = 0;  // INT bytes on data packets and their ACKs (HPCC)
 };

@@ -36,6 +36,27 @@ TEST_CASE("one flow on an idle path runs at wire goodput with the path's latency
   REQUIRE(total_drops(r) == 0);
 }
 
+TEST_CASE("HPCC alone on a short path settles at its target utilization", "[net][hpcc]") {
+  // 100 Gb/s links of 50 ns: the window is ~2.7 packets. HPCC-ns3 sends while fewer bytes than
+  // the window are in flight (IsWinBound), so a lone flow settles near eta = 0.95 of the line;
+  // holding every packet inside the window gave 2 packets a round trip, 75%.
+  SingleParams p;
+  p.hosts = 2;
+  p.host = plain_host();
+  p.nic = {kRate, 50 * core::kNanosecond};
+  const Topology topo = single(p);
+  const std::uint64_t bytes = 40'000'000;
+  std::vector<FlowSpec> flows{{0, 1, bytes, 0}};
+  NetworkConfig cfg = config(cc::Kind::kHpcc);
+  cfg.nic.mtu = 4096;
+  Network net(topo, cfg, flows);
+  const NetworkResult r = net.run({});
+  require_conservation(r, flows);
+  const double busy = double(r.ports[r.port_base[topo.nics[0]]].busy) / double(r.end);
+  CHECK(busy > 0.93);
+  CHECK(busy < 0.97);
+}
+
 TEST_CASE("HPCC's telemetry costs 42 bytes on the wire on every data packet and ACK", "[net]") {
   const Topology topo = star(2);
   const std::uint32_t mtu = 1000;
@@ -227,8 +248,7 @@ TEST_CASE("PFC keeps a long incast lossless: XOFF re-sent while congested, headr
   REQUIRE(pauses > 0);
 }
 
-TEST_CASE("PFC: a paused port that holds nothing in the buffer resumes its sender",
-          "[net][pfc]") {
+TEST_CASE("PFC: a paused port that holds nothing in the buffer resumes its sender", "[net][pfc]") {
   // 63 senders into one port of a small buffer: while the pool is full every port's dynamic
   // threshold (alpha x free pool) is low, and a port can drain its last packet without ever
   // passing below threshold - resume offset. HPCC-ns3's switch resumes a port that holds nothing
