@@ -203,6 +203,14 @@ NetworkResult Network::run(const RunOptions& opt) {
                                        [](const FlowResult& f) { return f.acked >= 0; })) {
     r.end = 0;
     for (const FlowResult& f : results_) r.end = std::max(r.end, f.acked);
+    // Go-back-N duplicates still queued when the last ACK arrives keep their links busy after
+    // it: the traffic lasts until the last data frame is sent, or a port's busy time could
+    // exceed the run's (118% on an adaptive-routed incast).
+    if (!flow_level()) {
+      for (const Port& p : ports_.all()) {
+        r.end = std::max(r.end, std::min(p.data_until, r.kernel.end_time));
+      }
+    }
   }
   r.flows = results_;
   r.port_base.assign(ports_.base().begin(), ports_.base().end() - 1);

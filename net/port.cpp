@@ -35,6 +35,7 @@ void Ports::start_tx(Ctx& ctx, NodeId node, PortId p, const Packet& pkt, const T
   pt.stats.tx_bytes += pkt.wire;
   pt.stats.busy += ser;
   if (pkt.type == PacketType::kData) {
+    pt.data_until = pt.free_at;
     pt.stats.tx_data_bytes += pkt.payload;
     if (tags_ > 0)
       tag_bytes_[std::size_t{index(node, p)} * tags_ + flow_tag_[pkt.flow]] += pkt.payload;

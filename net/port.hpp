@@ -43,6 +43,7 @@ struct alignas(64) Port {
   core::Time queue_changed = 0;
   core::Time free_at = 0;        // the serializer is busy until then
   core::Time frame_start = 0;    // with the frame that began then
+  core::Time data_until = 0;     // the last data frame sent ends then
   bool tx_done_pending = false;  // a kTxDone at free_at is in the event list
   PortStats stats;
 

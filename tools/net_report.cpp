@@ -164,7 +164,7 @@ std::string network_summary(const net::Topology& topo, const std::vector<net::Fl
   }
   out += fmt::format("delivered         {} bytes; NICs sent {} payload bytes, received {}\n",
                      r.delivered, r.nic_data_sent, r.nic_data_received);
-  out += fmt::format("traffic until     {} (the last ACK; timers may run later)\n",
+  out += fmt::format("traffic until     {} (the last ACK or data frame; timers may run later)\n",
                      core::format_time(r.end));
   out += r.kernel.summary();
   return out;

@@ -653,6 +653,20 @@ TEST_CASE("a flow alone takes its unloaded FCT on the path ECMP gives it, not th
   REQUIRE(ideals.size() == 2);  // some flows hash to each spine
 }
 
+TEST_CASE("go-back-N duplicates that drain after the last ACK count in the run's time", "[net]") {
+  // 4-to-1 across two spines, adaptive routing, no congestion control: packets reordered over
+  // the spines make go-back-N resend, and duplicates still queued at the last ACK keep the
+  // receiver's port busy after it. Over the last ACK alone that port was 118% busy.
+  const Topology topo = leaf_spine(2, 4, 1, 2);
+  NetworkConfig cfg = config(cc::Kind::kNone);
+  cfg.sw.routing = Routing::kAdaptive;
+  const auto flows = incast(8, 4, 4, 2'000'000, 0);
+  const NetworkResult r = Network(topo, cfg, flows).run({});
+  require_conservation(r, flows);
+  REQUIRE(total_retransmitted(r) > 0);
+  for (const PortStats& p : r.ports) REQUIRE(p.busy <= r.end);
+}
+
 TEST_CASE("a run cut off at its end counts a port busy no longer than the run", "[net]") {
   // A frame counts its serialization when it starts; one still on the serializer at the end
   // once made a port 103% busy over a 10 us run (and 33,424,000% over 1 ns).
