@@ -52,21 +52,30 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
   results_.resize(flows_.size());
   std::vector<core::Time> base_rtt(flows_.size());
   std::vector<Bps> hop_rates;  // of a flow's path, in order
+  // Per-packet routing can give a flow alone its best path; per-flow ECMP its hashed one.
+  const bool per_packet = cfg_.sw.routing != Routing::kEcmp;
+  WidestPath widest(topo_);
   for (std::uint32_t f = 0; f < flows_.size(); ++f) {
     const FlowSpec& fs = flows_[f];
     check_flow(topo_, cfg_, fs, f);
     results_[f].start = fs.start;
     // Unloaded round trip: a full data packet out and an ACK back, each on the path the
-    // switches' ECMP gives it (with unequal paths the first of the shortest is not the flow's).
+    // switches' ECMP gives it (with unequal paths the first of the shortest is not the flow's);
+    // under spraying or adaptive routing the data's best path (ACKs are hashed all the same).
     core::Time delays = 0, ack_back = 0, data_out = 0;
     hop_rates.clear();
     const NodeId src = topo_.nics[fs.src_nic], dst = topo_.nics[fs.dst_nic];
-    walk_ecmp_path(topo_, routes, src, dst, fs.dst_nic, f, [&](NodeId at, PortId p) {
+    const auto data_hop = [&](NodeId at, PortId p) {
       const Link& l = topo_.link_at(at, p);
       data_out += l.delay + serialization(data_wire_bytes(cfg_.nic.mtu), l.rate);
       delays += l.delay;
       hop_rates.push_back(l.rate);
-    });
+    };
+    if (per_packet) {
+      widest.walk(topo_, routes, src, dst, fs.dst_nic, data_hop);
+    } else {
+      walk_ecmp_path(topo_, routes, src, dst, fs.dst_nic, f, data_hop);
+    }
     walk_ecmp_path(topo_, routes, dst, src, fs.src_nic, f, [&](NodeId at, PortId p) {
       const Link& l = topo_.link_at(at, p);
       ack_back += l.delay + serialization(kAckWireBytes, l.rate);

@@ -170,4 +170,30 @@ PortId ecmp_next_hop(const Routes& routes, NodeId at, NodeId src, NodeId dst, st
   return hops[ecmp_choice(hops.size(), src, dst, qp, at)];
 }
 
+const WidestPath::Best& WidestPath::solve(const Topology& t, const Routes& routes, NodeId at,
+                                          NodeId dst, std::uint32_t dst_nic) {
+  Best& b = best_[at];
+  if (b.known) return b;
+  touched_.push_back(at);
+  b.known = true;
+  if (at == dst) {
+    b.rate = ~Bps{0};
+    return b;
+  }
+  const auto hops = routes.next_hops(at, dst_nic);
+  for (const PortId p : hops) {
+    const Link& l = t.link_at(at, p);
+    const Best& next = solve(t, routes, t.peer(at, p), dst, dst_nic);
+    const Bps rate = std::min(l.rate, next.rate);
+    const core::Time delay = l.delay + next.delay;
+    Best& here = best_[at];  // solve() does not resize best_: the reference stays valid
+    if (p == hops.front() || rate > here.rate || (rate == here.rate && delay < here.delay)) {
+      here.rate = rate;
+      here.delay = delay;
+      here.port = p;
+    }
+  }
+  return best_[at];
+}
+
 }  // namespace fabricsim::net

@@ -90,4 +90,37 @@ void walk_ecmp_path(const Topology& t, const Routes& routes, NodeId src, NodeId 
   }
 }
 
+// The best path per-packet routing (spraying, adaptive) can give a flow alone: among the
+// shortest paths, the one whose slowest link is fastest, then the one of least propagation
+// delay (the first such next hop on a tie). Per-flow ECMP gives the hashed path instead.
+class WidestPath {
+ public:
+  explicit WidestPath(const Topology& t) : best_(t.nodes.size()) {}
+  // Calls visit(at, port) for each hop of that path from `src` to NIC `dst_nic` (node `dst`).
+  template <class Visit>
+  void walk(const Topology& t, const Routes& routes, NodeId src, NodeId dst, std::uint32_t dst_nic,
+            Visit&& visit) {
+    for (NodeId v : touched_) best_[v] = Best{};
+    touched_.clear();
+    solve(t, routes, src, dst, dst_nic);
+    for (NodeId at = src; at != dst;) {
+      const PortId p = best_[at].port;
+      visit(at, p);
+      at = t.peer(at, p);
+    }
+  }
+
+ private:
+  struct Best {
+    Bps rate = 0;
+    core::Time delay = 0;
+    PortId port = 0;
+    bool known = false;
+  };
+  const Best& solve(const Topology& t, const Routes& routes, NodeId at, NodeId dst,
+                    std::uint32_t dst_nic);
+  std::vector<Best> best_;  // by node, for the current destination
+  std::vector<NodeId> touched_;
+};
+
 }  // namespace fabricsim::net
