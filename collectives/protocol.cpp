@@ -4,6 +4,8 @@
 #include <array>
 #include <bit>
 
+#include "collectives/tuner_constants.hpp"
+
 namespace fabricsim::collectives {
 namespace {
 
@@ -22,8 +24,6 @@ bool ring_grouped(Op op, Algo a, Proto p) {
   return a == Algo::Ring && p == Proto::Simple &&
          (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
 }
-
-using Row = std::array<double, 3>;  // [LL, LL128, Simple]
 
 }  // namespace
 
@@ -187,59 +187,13 @@ int credits(Op op, Algo a, Proto p) {
   return kNcclSteps / slice_steps(op, a, p);
 }
 
-double base_latency_us(Algo a, Proto p) {
-  static constexpr Row kTree{6.8, 14.0, 8.4};
-  static constexpr Row kRing{6.6, 14.0, 8.4};
-  switch (a) {
-    case Algo::Tree:
-      return kTree[index(p)];
-    case Algo::Ring:
-    case Algo::P2P:
-      return kRing[index(p)];
-    case Algo::Pat:
-      return 8.0;  // baseLat's PAT row (2.28+; the same 8 us written into the formula before)
-    default:
-      return 0.0;  // NVLS and CollNet Simple base latency is 0 (CollNet's since 2.21)
-  }
+double base_latency_us(Algo a, Proto p, int version) {
+  return tuner_constants(version).base_lat[static_cast<std::size_t>(table_algo(a))][index(p)];
 }
 
-double hw_latency_us(Algo a, Proto p, Hop h) {
-  // NVLS rows only define Simple; LL / LL128 are never enabled for NVLS.
-  static constexpr std::array<Row, 3> kTree{Row{0.6, 1.25, 4.0}, Row{1.0, 1.9, 4.0},
-                                            Row{5.0, 8.5, 14.0}};
-  static constexpr std::array<Row, 3> kRing{Row{0.6, 1.9, 3.4}, Row{1.0, 2.5, 5.7},
-                                            Row{2.7, 4.0, 14.0}};
-  static constexpr std::array<Row, 3> kNvls{Row{0, 0, 25.0}, Row{0, 0, 0}, Row{0, 0, 18.0}};
-  static constexpr std::array<Row, 3> kNvlsTree{Row{0, 0, 25.0}, Row{0, 0, 0}, Row{0, 0, 20.9}};
-  // CollNetChain defines Simple only; its network figure is the whole in-network reduction.
-  static constexpr std::array<Row, 3> kCollNetChain{Row{0, 0, 2.8}, Row{0, 0, 2.8},
-                                                    Row{0, 0, 30.0}};
-  static constexpr std::array<Row, 3> kCollNetDirect{Row{0, 0, 3.7}, Row{0, 0, 3.7},
-                                                     Row{0, 0, 31.0}};
-  // PAT defines Simple only. Its network hop is what NCCL's model charges one: its latency
-  // grows by interLat / 3.5 per log2 step, interLat being the tree's network figure at one GPU
-  // per node (14 us); the rest of a PAT call's latency is per rank (kPatRankLatencyUs).
-  static constexpr std::array<Row, 3> kPat{Row{0, 0, 4.0}, Row{0, 0, 4.0}, Row{0, 0, 14.0 / 3.5}};
-  const auto hop = static_cast<std::size_t>(h);
-  switch (a) {
-    case Algo::Tree:
-      return kTree[hop][index(p)];
-    case Algo::Ring:
-    case Algo::P2P:
-      return kRing[hop][index(p)];
-    case Algo::Nvls:
-      return kNvls[hop][index(p)];
-    case Algo::NvlsTree:
-      return kNvlsTree[hop][index(p)];
-    case Algo::CollNetChain:
-      return kCollNetChain[hop][index(p)];
-    case Algo::CollNetDirect:
-      return kCollNetDirect[hop][index(p)];
-    case Algo::Pat:
-      return kPat[hop][index(p)];
-    default:
-      return 0.0;
-  }
+double hw_latency_us(Algo a, Proto p, Hop h, int version) {
+  return tuner_constants(version)
+      .hw_lat[static_cast<std::size_t>(h)][static_cast<std::size_t>(table_algo(a))][index(p)];
 }
 
 }  // namespace fabricsim::collectives

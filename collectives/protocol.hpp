@@ -77,12 +77,13 @@ std::uint64_t nvls_tree_chunk(std::uint64_t bytes, int channels, int heads, cons
 // Slices a connection may have in flight: NCCL_STEPS / slice_steps.
 int credits(Op op, Algo a, Proto p);
 
-// Tuning-model latencies in microseconds (src/graph/tuning.cc baseLat / hwLat, 2.30.7;
-// nccl-facts.md §4; NVLSTree NET 20.9 us). NCCL's model does not time Algo::P2P; its sends
-// and receives move with the ring's primitives over the same hops, so P2P reports the ring's
-// figures (the executor charges the hop's once per connection: a transfer streams its steps).
-double base_latency_us(Algo a, Proto p);
-double hw_latency_us(Algo a, Proto p, Hop h);
+// Tuning-model latencies in microseconds of NCCL release `version` (src/graph/tuning.cc baseLat
+// / hwLat; collectives/tuner_constants.hpp; nccl-facts.md §4). NCCL's model does not time
+// Algo::P2P; its sends and receives move with the ring's primitives over the same hops, so P2P
+// reports the ring's figures (the executor charges the hop's once per connection: a transfer
+// streams its steps).
+double base_latency_us(Algo a, Proto p, int version);
+double hw_latency_us(Algo a, Proto p, Hop h, int version);
 // PAT's latency also has a part linear in the ranks, 2.8 us each (tuning.cc, 2.23.4 to 2.30.7:
 // "Still a linear part"): the kernel steps through every peer distance one operation at a time.
 inline constexpr double kPatRankLatencyUs = 2.8;

@@ -58,15 +58,15 @@ std::string transport_names() {
   return out;
 }
 
-double net_hop_latency_us(Transport t, Algo a, Proto p) {
+double net_hop_latency_us(Transport t, Algo a, Proto p, int version) {
   const TransportFacts& f = transport_facts(t);
-  if (f.hop_latency_us < 0) return hw_latency_us(a, p, Hop::Net);
+  if (f.hop_latency_us < 0) return hw_latency_us(a, p, Hop::Net, version);
   return f.hop_latency_us + (p == Proto::Simple ? f.simple_completion_us : 0.0);
 }
 
-double tuned_net_latency_us(Transport t, Algo a, Proto p) {
+double tuned_net_latency_us(Transport t, Algo a, Proto p, int version) {
   const double reported = transport_facts(t).reported_latency_us;
-  return hw_latency_us(a, p, Hop::Net) + reported * (p == Proto::Simple ? 2.0 : 1.0);
+  return hw_latency_us(a, p, Hop::Net, version) + reported * (p == Proto::Simple ? 2.0 : 1.0);
 }
 
 }  // namespace fabricsim::collectives

@@ -36,12 +36,12 @@ std::optional<Transport> find_transport(std::string_view name);
 std::string transport_names();
 
 // What a hop between hosts takes in the executor (the proxy, the NIC and the wire), us: NCCL's
-// hwLat[NET] for its IB transport; the transport's message latency (plus its completion cost
-// for Simple) for the others.
-double net_hop_latency_us(Transport t, Algo a, Proto p);
+// hwLat[NET] of release `version` for its IB transport; the transport's message latency (plus
+// its completion cost for Simple) for the others.
+double net_hop_latency_us(Transport t, Algo a, Proto p, int version);
 
 // What NCCL's tuning model charges a hop between hosts, us: hwLat[NET] plus the transport's
 // reported latency, twice for Simple.
-double tuned_net_latency_us(Transport t, Algo a, Proto p);
+double tuned_net_latency_us(Transport t, Algo a, Proto p, int version);
 
 }  // namespace fabricsim::collectives

@@ -8,17 +8,19 @@
 #include "collectives/graph.hpp"
 #include "collectives/protocol.hpp"
 #include "collectives/transport.hpp"
+#include "collectives/tuner_constants.hpp"
 
 namespace fabricsim::collectives {
 namespace {
-
-using Caps = std::array<double, 3>;  // [1 node, 2 nodes, more], GB/s
 
 int arch_index(Arch a) {
   return static_cast<int>(a);
 }
 int nodes_index(int nodes) {
   return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+}
+const TunerConstants& constants(const TuningInput& in) {
+  return tuner_constants(in.hw.nccl_version);
 }
 
 // LL's bus-bandwidth cap (tuning.cc llMaxBws; nccl-facts.md §4, table "Caps"). On one node
@@ -28,30 +30,59 @@ int nodes_index(int nodes) {
 // to the network sits in host memory and the proxy thread checks every line's flags before it
 // posts the send (src/transport/net.cc sendProxyProgress), so the CPU sets the pace. Rows 2-3's
 // multi-node entries are never read.
-double ll_max_bw(Arch a, int nodes, Cpu cpu) {
-  static constexpr std::array<Caps, 4> k{Caps{39, 39, 20.4}, Caps{87.7, 22.5, 19.0},
-                                         Caps{141, 45, 35}, Caps{282, 90, 70}};
-  const int row = nodes <= 1 ? arch_index(a) : cpu == Cpu::Amd ? 1 : 0;
-  return k[row][nodes_index(nodes)];
+double ll_max_bw(const TuningInput& in, int nodes, const TunerConstants& c) {
+  const int row = nodes <= 1 ? arch_index(in.hw.arch) : in.hw.cpu == Cpu::Amd ? 1 : 0;
+  return c.ll_max_bw[row][nodes_index(nodes)];
 }
-double per_ch_ring_ll128(Arch a) {
-  static constexpr std::array<double, 4> k{20, 20, 36.7, 40};
-  return k[arch_index(a)];
+double per_ch_ring_ll128(const TuningInput& in, int nodes, const TunerConstants& c) {
+  return c.ring_ll128[arch_index(in.hw.arch)][nodes_index(nodes)];
 }
-double per_ch_tree_ll128(Arch a, int nodes) {
-  static constexpr std::array<Caps, 4> k{Caps{20, 20, 20}, Caps{20, 20, 20}, Caps{36.7, 36.7, 29.0},
-                                         Caps{55.6, 31.67, 20}};
-  return k[arch_index(a)][nodes_index(nodes)];
+double per_ch_tree_ll128(const TuningInput& in, int nodes, const TunerConstants& c) {
+  return c.tree_ll128[arch_index(in.hw.arch)][nodes_index(nodes)];
 }
-double per_ch_tree(Arch a, int nodes) {
-  static constexpr std::array<Caps, 4> k{Caps{26.5, 18.5, 10}, Caps{24, 23.6, 17.8},
-                                         Caps{38.7, 41.4, 36.0}, Caps{70, 42.8, 24}};
-  return k[arch_index(a)][nodes_index(nodes)];
+double per_ch_tree(const TuningInput& in, int nodes, const TunerConstants& c) {
+  return c.tree[arch_index(in.hw.arch)][nodes_index(nodes)];
 }
-double per_ch_nvls_tree(Arch a, int nodes) {
-  static constexpr std::array<Caps, 4> k{Caps{26.5, 18.5, 10}, Caps{24, 23.6, 17.8},
-                                         Caps{0, 57.7, 45.5}, Caps{0, 96, 80}};
-  return k[arch_index(a)][nodes_index(nodes)];
+double per_ch_nvls_tree(const TuningInput& in, int nodes, const TunerConstants& c) {
+  return c.nvls_tree[arch_index(in.hw.arch)][nodes_index(nodes)];
+}
+double base_latency(const TuningInput& in, Algo a, Proto p) {
+  return base_latency_us(a, p, in.hw.nccl_version);
+}
+double hw_latency(const TuningInput& in, Algo a, Proto p, Hop h) {
+  return hw_latency_us(a, p, h, in.hw.nccl_version);
+}
+// An intra-node hop in the model's latency: 2.17 took LL's x 1.8 across nodes.
+double intra_latency(const TuningInput& in, Algo a, Proto p, Hop h) {
+  const double lat = hw_latency(in, a, p, h);
+  return in.n_nodes > 1 && p == Proto::LL && constants(in).ll_intra_x18 ? lat * 1.8 : lat;
+}
+// Whose network figure a hop between hosts takes: from 2.23, with one GPU per node, the tree's
+// (latencies are fully exposed there); the algorithm's own before.
+Algo one_ppn_net(const TuningInput& in, int ppn, Algo a) {
+  return ppn == 1 && constants(in).one_ppn_tree_net ? Algo::Tree : a;
+}
+int compute_capability(Arch a) {
+  switch (a) {
+    case Arch::Volta:
+      return 70;
+    case Arch::Ampere:
+      return 80;
+    case Arch::Hopper:
+      return 90;
+    default:
+      return 100;
+  }
+}
+// NCCL 2.17 caps every algorithm's bus bandwidth on Ampere and Hopper before its refinements.
+double capped_bus(const TuningInput& in, double bus) {
+  const TunerConstants& c = constants(in);
+  if (in.hw.arch == Arch::Ampere && c.ampere_bus_cap > 0) return std::min(bus, c.ampere_bus_cap);
+  // Blackwell ran as Hopper then (its compute capability index stopped at Hopper's).
+  if ((in.hw.arch == Arch::Hopper || in.hw.arch == Arch::Blackwell) && c.hopper_bus_cap > 0) {
+    return std::min(bus, c.hopper_bus_cap);
+  }
+  return bus;
 }
 // Tree all-reduce bandwidth correction by log2(bytes / 64) (nccl-facts.md §4).
 // `entries`: how many of the 24 NCCL applies (tuning.cc: tree "logSize < 23", NVLSTree
@@ -72,8 +103,8 @@ double tree_correction(Proto p, std::uint64_t bytes, int entries) {
 
 // A hop between hosts in the model's latency (TuningInput::reported_latency).
 double net_latency(const TuningInput& in, Algo a, Proto p) {
-  return in.reported_latency ? tuned_net_latency_us(in.hw.transport, a, p)
-                             : net_hop_latency_us(in.hw.transport, a, p);
+  return in.reported_latency ? tuned_net_latency_us(in.hw.transport, a, p, in.hw.nccl_version)
+                             : net_hop_latency_us(in.hw.transport, a, p, in.hw.nccl_version);
 }
 
 int log2i(int x) {
@@ -107,29 +138,42 @@ AlgoTime ring_time(const TuningInput& in, Proto p) {
   const bool chain = in.op == Op::Broadcast || in.op == Op::Reduce;
   const int nsteps = ar ? 2 * (n - 1) : chain ? n : n - 1;
   const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
-  double lat = base_latency_us(Algo::Ring, p);
+  double lat = base_latency(in, Algo::Ring, p);
   if (chain) {
     // Broadcast / reduce: one hop latency when both use the same channels (assumed); NCCL adds
     // no transport latency here (tuning.cc reads hwLatencies alone).
-    lat += hw_latency_us(Algo::Ring, p, nodes == 1 ? intra_hop : Hop::Net);
+    lat += hw_latency(in, Algo::Ring, p, nodes == 1 ? intra_hop : Hop::Net);
   } else {
     const int ppn = n / std::max(nodes, 1);
-    double intra = hw_latency_us(Algo::Ring, p, intra_hop);
-    const double inter = net_latency(in, ppn == 1 ? Algo::Tree : Algo::Ring, p);
-    if (nodes > 1) {
+    double intra = intra_latency(in, Algo::Ring, p, intra_hop);
+    const double inter = net_latency(in, one_ppn_net(in, ppn, Algo::Ring), p);
+    if (nodes > 1 && constants(in).net_overhead_floor) {
       intra = std::max(intra, net_overhead_us(in.hw.cpu) * (p == Proto::Simple ? 3 : 1));
     }
-    const int inter_steps = nodes == 1 ? 0 : ar ? 2 * (nodes - 1) : nodes - 1;
+    // Before 2.23 NCCL counted 2 nodes network steps for a ring all-reduce.
+    const int inter_steps = nodes == 1                              ? 0
+                            : ar && constants(in).ring_ar_all_nodes ? 2 * nodes
+                            : ar                                    ? 2 * (nodes - 1)
+                                                                    : nodes - 1;
     lat += (nsteps - inter_steps) * intra + inter_steps * inter;
     // Multi-node ring Simple all-reduce plateau (x1.4 Ampere+, x1.9 before).
     if (ar && nodes > 1 && p == Proto::Simple &&
         in.bytes / static_cast<std::uint64_t>(ch.run * n) >= 64) {
-      lat *= in.hw.arch == Arch::Volta ? 1.9 : 1.4;
+      const TunerConstants& k = constants(in);
+      const int cc = compute_capability(in.hw.arch);
+      lat *= cc < k.ring_plateau_below ? 1.9 : cc >= 90 ? k.ring_plateau_hopper : 1.4;
     }
   }
-  double bus = ch.rings * ch.ring_gbps;
-  if (p == Proto::LL) bus = std::min(ll_max_bw(in.hw.arch, nodes, in.hw.cpu), 0.5 * bus);
-  if (p == Proto::LL128) bus = std::min(0.92 * bus, ch.rings * per_ch_ring_ll128(in.hw.arch));
+  double bus = capped_bus(in, ch.rings * ch.ring_gbps);
+  const TunerConstants& c = constants(in);
+  // LL: half the bus bandwidth from 2.21; a quarter before (a third for one node's gathers).
+  const double ll = !c.ring_ll_quarter                       ? 0.5
+                    : nodes > 1 || ar || in.op == Op::Reduce ? 0.25
+                                                             : 1.0 / 3.0;
+  if (p == Proto::LL) bus = std::min(ll_max_bw(in, nodes, c), ll * bus);
+  const int ppn_ring = n / std::max(nodes, 1);
+  const double ll128 = c.ring_ll128_one_ppn_07 && ppn_ring < 2 ? 0.7 : 0.92;
+  if (p == Proto::LL128) bus = std::min(ll128 * bus, ch.rings * per_ch_ring_ll128(in, nodes, c));
   t.latency_us = lat;
   t.algbw_gbps = bus * n / std::max(nsteps, 1);
   return t;
@@ -142,21 +186,21 @@ AlgoTime tree_time(const TuningInput& in, Proto p) {
   AlgoTime t{Algo::Tree, p, in.op == Op::AllReduce, ch.run};
   const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
   const int ppn = n / std::max(nodes, 1);
-  t.latency_us =
-      base_latency_us(Algo::Tree, p) + 2 * ((ppn - 1) * hw_latency_us(Algo::Tree, p, intra_hop) +
-                                            log2i(nodes) * net_latency(in, Algo::Tree, p));
-  const double bus = nch * ch.tree_gbps;
+  t.latency_us = base_latency(in, Algo::Tree, p) +
+                 2 * ((ppn - 1) * intra_latency(in, Algo::Tree, p, intra_hop) +
+                      log2i(nodes) * net_latency(in, Algo::Tree, p));
+  const double bus = capped_bus(in, nch * ch.tree_gbps);
   double tree = 0;
-  if (p == Proto::Simple) tree = std::min(0.92 * bus, nch * per_ch_tree(in.hw.arch, nodes));
-  if (p == Proto::LL) tree = std::min(bus / 3.8, ll_max_bw(in.hw.arch, nodes, in.hw.cpu));
+  if (p == Proto::Simple) tree = std::min(0.92 * bus, nch * per_ch_tree(in, nodes, constants(in)));
+  if (p == Proto::LL) tree = std::min(bus / 3.8, ll_max_bw(in, nodes, constants(in)));
   if (p == Proto::LL128) {
     tree = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                    nch * per_ch_tree_ll128(in.hw.arch, nodes));
+                    nch * per_ch_tree_ll128(in, nodes, constants(in)));
   }
   // With one GPU per node the tree graph's pattern is NCCL_TOPO_PATTERN_TREE (search.cc: "if
   // (ngpus == 1 && pattern != RING) pattern = TREE"; every NIC's traffic through that GPU), and
   // the model takes 15% off such trees (tuning.cc, maxTreePattern).
-  if (ppn == 1) tree *= 0.85;
+  if (ppn == 1 && constants(in).tree_pattern_085) tree *= 0.85;
   t.algbw_gbps = 0.5 * tree * tree_correction(p, in.bytes, 23);
   return t;
 }
@@ -196,7 +240,8 @@ AlgoTime nvls_time(const TuningInput& in, Proto p) {
              in.hw.nvls && p == Proto::Simple && in.op == Op::AllReduce && nch >= 2 && n > 1 &&
                  (!across || (in.hw.collnet && ppn > 1 && n % nodes == 0 && in.same_per_host)),
              nch};
-  t.latency_us = hw_latency_us(Algo::Nvls, Proto::Simple, Hop::NVLink);
+  t.latency_us = base_latency(in, Algo::Nvls, Proto::Simple) +
+                 hw_latency(in, Algo::Nvls, Proto::Simple, Hop::NVLink);
   if (across) t.latency_us += net_latency(in, Algo::Nvls, p);
   // NCCL's NVLS formula starts from the NVLS graph's bandwidth, which we do not have
   // (nccl-facts.md §4); fed with ring per-channel figures it picks NVLS even on 2 GPUs, where
@@ -221,20 +266,26 @@ AlgoTime nvls_tree_time(const TuningInput& in, Proto p) {
   const int ppn = n / std::max(nodes, 1);
   const int nch = nvls_setup(in.hw, nodes, ppn).channels;
   AlgoTime t{Algo::NvlsTree, p,
-             in.hw.nvls && p == Proto::Simple && in.op == Op::AllReduce && nodes > 1 && nch >= 2 &&
-                 ppn > 1 && n % nodes == 0 && in.same_per_host,
+             in.hw.nvls && constants(in).has_nvls_tree && p == Proto::Simple &&
+                 in.op == Op::AllReduce && nodes > 1 && nch >= 2 && ppn > 1 && n % nodes == 0 &&
+                 in.same_per_host,
              nch};
-  t.latency_us = hw_latency_us(Algo::NvlsTree, p, Hop::NVLink) +
-                 2 * log2i(nodes) * net_latency(in, Algo::NvlsTree, p);
+  // 2.18 charged 2 (nodes - 1) network hops, later releases 2 log2(nodes).
+  const int net_hops = constants(in).nvls_tree_linear ? 2 * (nodes - 1) : 2 * log2i(nodes);
+  t.latency_us = base_latency(in, Algo::NvlsTree, p) +
+                 hw_latency(in, Algo::NvlsTree, p, Hop::NVLink) +
+                 net_hops * net_latency(in, Algo::NvlsTree, p);
   if (!t.enabled) return t;
   const int heads = nvls_heads(in, ppn);
   const double nic = head_nic_gbps(in, ppn, heads);  // a head's NIC: the network graph's ring speed
   const double intra = nvls_intra_gbps(in, ppn, nch);
-  const double per_head = std::min(nic * (nodes <= 2 ? 2 : 1), per_ch_nvls_tree(in.hw.arch, nodes));
+  const double per_head =
+      std::min(nic * (nodes <= 2 ? 2 : 1), per_ch_nvls_tree(in, nodes, constants(in)));
   const double inter = heads * per_head * n / (2.0 * (n - 1));
   t.algbw_gbps = std::min(intra, inter);
   // Blackwell on x86 hosts: NVLSTree takes the tree correction too (tuning.cc, NCCL 2.30).
-  if (in.hw.arch == Arch::Blackwell && in.hw.cpu != Cpu::Arm) {
+  if (in.hw.arch == Arch::Blackwell && in.hw.cpu != Cpu::Arm &&
+      constants(in).blackwell_nvls_tree_correction) {
     t.algbw_gbps *= tree_correction(p, in.bytes, 24);
   }
   return t;
@@ -255,9 +306,9 @@ AlgoTime collnet_chain_time(const TuningInput& in, Proto p) {
                  ppn <= 8 && n % nodes == 0 && in.same_per_host,
              ch.run};
   const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
-  t.latency_us = base_latency_us(Algo::CollNetChain, p) +
-                 2 * (ppn - 1) * hw_latency_us(Algo::CollNetChain, p, intra_hop) +
-                 net_latency(in, ppn == 1 ? Algo::Tree : Algo::CollNetChain, p);
+  t.latency_us = base_latency(in, Algo::CollNetChain, p) +
+                 2 * (ppn - 1) * hw_latency(in, Algo::CollNetChain, p, intra_hop) +
+                 net_latency(in, one_ppn_net(in, ppn, Algo::CollNetChain), p);
   const double bw_intra = in.n_nodes > 1 && in.hw.nic_gbps > 0
                               ? net_graph(in.hw, std::max(1, ppn)).tree_intra_gbps
                               : in.hw.bw_intra_gbps;
@@ -288,10 +339,10 @@ AlgoTime collnet_direct_time(const TuningInput& in, Proto p) {
                  in.hw.intra == IntraLink::NVLink,
              ch.run};
   const Hop intra_hop = in.hw.intra == IntraLink::NVLink ? Hop::NVLink : Hop::PCI;
-  t.latency_us = base_latency_us(Algo::CollNetDirect, p) +
-                 2 * (std::min(1, ppn - 1) * hw_latency_us(Algo::CollNetDirect, p, intra_hop) +
-                      (ppn - 1) * 0.4) +
-                 net_latency(in, ppn == 1 ? Algo::Tree : Algo::CollNetDirect, p);
+  t.latency_us = base_latency(in, Algo::CollNetDirect, p) +
+                 2 * (std::min(1, ppn - 1) * hw_latency(in, Algo::CollNetDirect, p, intra_hop) +
+                      (ppn - 1) * constants(in).collnet_direct_arity_us) +
+                 net_latency(in, one_ppn_net(in, ppn, Algo::CollNetDirect), p);
   if (!t.enabled) return t;
   const int heads = collnet_heads(in, ppn);
   double speed = head_nic_gbps(in, ppn, heads, true);
@@ -325,7 +376,7 @@ AlgoTime pat_time(const TuningInput& in, Proto p) {
                  (in.op == Op::AllGather || (in.op == Op::ReduceScatter && !in.average)) &&
                  in.hw.nccl_version >= 22300 && n == nodes && n > 1,
              ch.run};
-  t.latency_us = base_latency_us(Algo::Pat, p) +
+  t.latency_us = base_latency(in, Algo::Pat, p) +
                  log2i(nodes) * net_latency(in, Algo::Tree, p) / 3.5 + n * kPatRankLatencyUs;
   t.algbw_gbps = ch.rings * ch.tree_gbps * (in.hw.nccl_version < 22400 ? 0.85 : 0.75);
   return t;
@@ -339,6 +390,8 @@ double nvls_efficiency(Arch a) {
 
 bool ll128_by_default(const TuningInput& in) {
   if (in.hw.intra != IntraLink::NVLink && in.n_ranks > in.n_nodes) return false;
+  // Before 2.25 NCCL's per-architecture switch had no case for sm100: LL128 off on Blackwell.
+  if (in.hw.arch == Arch::Blackwell && !constants(in).blackwell_rows) return false;
   if (in.n_nodes <= 1) return true;
   switch (in.hw.nic_path) {
     case NicPath::PcieSwitch:
@@ -414,29 +467,30 @@ int tuned_channels(const TuningInput& in, Algo algo, Proto proto, int channels) 
 double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net, int running) {
   const Channels ch = channels_of(in);
   const int nodes = in.n_nodes;
-  const Arch arch = in.hw.arch;
+  // The executor's pace: NCCL's latest calibration, whatever release the tuner modelled.
+  const TunerConstants& caps = tuner_constants(kNcclVersionModelled);
   // LL's cap (llMaxBw) bounds the bus bandwidth of all the channels a call runs together, not
   // of each: a call that runs fewer channels (small messages, tuned_channels) shares it among
   // those, each still no faster than LL moves data over its channel (8 payload bytes per
   // 16-byte line: half the channel's graph bandwidth, the model's ring LL factor).
   const auto ll_share = [&](double channel_bus_gbps) {
-    const double ll = ll_max_bw(arch, net ? nodes : 1, in.hw.cpu);
+    const double ll = ll_max_bw(in, net ? nodes : 1, caps);
     return std::min(channel_bus_gbps, ll / std::clamp(running, 1, ch.run));
   };
   double total = 0;
   if (algo == Algo::Ring) {
     if (proto == Proto::LL) return ll_share(0.5 * ch.rings * ch.ring_gbps / ch.run);
-    if (proto == Proto::LL128) total = ch.rings * per_ch_ring_ll128(arch);
+    if (proto == Proto::LL128) total = ch.rings * per_ch_ring_ll128(in, net ? nodes : 1, caps);
   } else if (algo == Algo::NvlsTree) {
     // perChMaxNVLSTreeBw is bus bandwidth per head; every byte crosses one head's network leg,
     // so each (channel, head) connection carries algbw / (heads x channels).
     if (!net || in.n_ranks < 2) return 0;
-    return per_ch_nvls_tree(arch, nodes) * in.n_ranks / (2.0 * (in.n_ranks - 1)) /
+    return per_ch_nvls_tree(in, nodes, caps) * in.n_ranks / (2.0 * (in.n_ranks - 1)) /
            nvls_setup(in.hw, nodes, in.n_ranks / std::max(nodes, 1)).channels;
   } else if (algo == Algo::Tree) {
     if (proto == Proto::LL) return ll_share(0.5 * ch.rings * ch.tree_gbps / ch.run);
-    if (proto == Proto::LL128) total = ch.rings * per_ch_tree_ll128(arch, nodes);
-    if (proto == Proto::Simple) total = ch.rings * per_ch_tree(arch, nodes);
+    if (proto == Proto::LL128) total = ch.rings * per_ch_tree_ll128(in, nodes, caps);
+    if (proto == Proto::Simple) total = ch.rings * per_ch_tree(in, nodes, caps);
   }
   return total / ch.run;
 }

@@ -59,8 +59,11 @@ Plan whole_transfers(Plan plan, const RankLayout& layout) {
   if (plan.algo != Algo::P2P) {
     // The latency the call takes, not what the transport reports to NCCL's tuner.
     const Hosts hosts = group_hosts(layout);
-    TuningInput in{plan.op,   plan.bytes, plan.n_ranks, static_cast<int>(hosts.ranks.size()),
-                   layout.hw, false};
+    // At NCCL's latest calibration, as the executor charges steps (workload/plan_runner.cpp).
+    Hardware hw = layout.hw;
+    hw.nccl_version = kNcclVersionModelled;
+    TuningInput in{plan.op, plan.bytes, plan.n_ranks, static_cast<int>(hosts.ranks.size()),
+                   hw,      false};
     in.same_per_host = same_per_host(hosts);
     in.direct_rails = in.same_per_host && collnet_direct_same_rails(hosts, layout);
     for (const AlgoTime& t : algo_times(in)) {

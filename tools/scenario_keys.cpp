@@ -403,7 +403,7 @@ constexpr KeyInfo kRows[] = {
     {"collectives", "`nvlink_efficiency`", "ratio in (0, 1]", "by GPU arch (table in 3.3.1): NCCL's usable NVLink per link over its line rate",
      "usable share of `gpu_link`"},
     {"collectives", "`nccl_version`", "text `2.Y` (its latest release) or `2.Y.Z` (a `-1` or `+cuda..` suffix is ignored), at most 2.30.7", "`2.30.7`",
-     "the NCCL release the run models. The tuning is 2.30.7's; only these rules follow the version: LL128 between GH200/GB200 hosts (`nic_path: c2c`) is off before 2.27"},
+     "the NCCL release the run models: its tuning constants (base and per-hop latencies, LL and per-channel bandwidth caps, and the model rules that changed with them, 2.17.1 to 2.30.7; `collectives/tuner_constants.hpp`), which the tuner picks with (and the analytical fidelity times with; a step's cost in packet and flow runs stays 2.30.7's calibration); its channel rules (2.18-2.19 doubled once more); PAT from 2.23; NVLS channels and chunks; LL128 between GH200/GB200 hosts (`nic_path: c2c`) from 2.27. Older releases take 2.17.1's constants. The NVLS and NVLSTree bandwidth formulas stay 2.28's (the NVLS graph they start from is not modelled)"},
     {"collectives", "`buffsize`", "size 64KiB-1GiB", "`4MiB` (NCCL's DEFAULT_BUFFSIZE)",
      "NCCL_BUFFSIZE: Simple's buffer per connection. A step carries an eighth of it (NCCL_STEPS), a ring chunk four steps, a slice two; LL and LL128 keep theirs"},
     {"collectives", "`nvls_efficiency`", "ratio in (0, 1]", "`0.85`, Blackwell `0.74` (NCCL nvlsEfficiency)",

@@ -20,6 +20,12 @@ using core::Time;
 
 namespace {
 
+// What a step costs is NCCL's latest calibration of its latencies, whatever release the run
+// models: a release's constants steer its tuner's choices (collectives/tuner_constants.hpp), and
+// later releases re-measured the same hardware and protocols (LL's base latency 3.6 -> 6.6 us
+// in 2.18, Blackwell's caps revised four times from 2.25's doubled Hopper figures).
+constexpr int kCalibration = collectives::kNcclVersionModelled;
+
 Time us(double v) {
   return static_cast<Time>(v * static_cast<double>(core::kMicrosecond) + 0.5);
 }
@@ -90,10 +96,10 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
   if (params_.latencies && params_.fixed_step_latency < 0 && s.latency_once) {
     s.base_latency = us(plan.merged_latency_us);
   } else if (params_.latencies && params_.fixed_step_latency < 0) {
-    s.base_latency = us(collectives::base_latency_us(plan.algo, plan.proto));
+    s.base_latency = us(collectives::base_latency_us(plan.algo, plan.proto, kCalibration));
     if (plan.algo == collectives::Algo::Nvls || plan.algo == collectives::Algo::NvlsTree) {
-      s.base_latency +=
-          us(collectives::hw_latency_us(plan.algo, plan.proto, collectives::Hop::NVLink));
+      s.base_latency += us(collectives::hw_latency_us(plan.algo, plan.proto,
+                                                      collectives::Hop::NVLink, kCalibration));
     }
     // PAT's kernel walks every peer distance, one operation at a time: NCCL's model charges
     // it per rank; the network hops of its log2(n) distances are the steps' own.
@@ -276,10 +282,11 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
     // the switches that reduce) as any other.
     if (c.net) net_step_latency(shape, c, 0.0);
   } else if (params_.latencies && algo != collectives::Algo::Nvls) {
-    c.step_latency = us(collectives::hw_latency_us(algo, proto, hop));
+    c.step_latency = us(collectives::hw_latency_us(algo, proto, hop, kCalibration));
     if (c.net) {
-      net_step_latency(shape, c,
-                       collectives::hw_latency_us(algo, proto, pcie ? Hop::PCI : Hop::NVLink));
+      net_step_latency(
+          shape, c,
+          collectives::hw_latency_us(algo, proto, pcie ? Hop::PCI : Hop::NVLink, kCalibration));
     }
   }
   // The switches reply without a proxy or a GPU: the network figure of the reduction, which
@@ -354,7 +361,8 @@ void PlanRunner::net_step_latency(const Shape& shape, Conn& c, double gpu_us) co
   c.step_latency = us(std::max(gpu_us, overhead));
   c.post_cost = us(net_overhead_us_);
   c.post_delay = std::max<Time>(
-      0, us(collectives::net_hop_latency_us(transport_, shape.plan.algo, proto)) - c.step_latency);
+      0, us(collectives::net_hop_latency_us(transport_, shape.plan.algo, proto, kCalibration)) -
+             c.step_latency);
 }
 
 std::uint32_t PlanRunner::nic_of(int host, int rail) const {

@@ -23,8 +23,10 @@ TEST_CASE("every transport is found by its name", "[collectives]") {
 TEST_CASE("NCCL's IB transport keeps NCCL's own network hop latencies", "[collectives]") {
   for (Algo a : {Algo::Ring, Algo::Tree, Algo::NvlsTree}) {
     for (Proto p : {Proto::LL, Proto::LL128, Proto::Simple}) {
-      CHECK(net_hop_latency_us(Transport::Ib, a, p) == hw_latency_us(a, p, Hop::Net));
-      CHECK(tuned_net_latency_us(Transport::Ib, a, p) == hw_latency_us(a, p, Hop::Net));
+      CHECK(net_hop_latency_us(Transport::Ib, a, p, kNcclVersionModelled) ==
+            hw_latency_us(a, p, Hop::Net, kNcclVersionModelled));
+      CHECK(tuned_net_latency_us(Transport::Ib, a, p, kNcclVersionModelled) ==
+            hw_latency_us(a, p, Hop::Net, kNcclVersionModelled));
     }
   }
 }
@@ -33,14 +35,15 @@ TEST_CASE("EFA's hop is its message latency; its tuner sees the latency it repor
           "[collectives]") {
   // aws-ofi-nccl's model for p5: 20 us per message, +3 us completion for Simple; p5 reports
   // 75 us, which NCCL adds per hop and again for Simple (tuning.cc "flush extra latency").
-  CHECK(net_hop_latency_us(Transport::EfaP5, Algo::Tree, Proto::LL) == 20.0);
-  CHECK(net_hop_latency_us(Transport::EfaP5, Algo::Ring, Proto::Simple) == 23.0);
-  CHECK(tuned_net_latency_us(Transport::EfaP5, Algo::Tree, Proto::LL) ==
-        Approx(hw_latency_us(Algo::Tree, Proto::LL, Hop::Net) + 75));
-  CHECK(tuned_net_latency_us(Transport::EfaP5, Algo::Ring, Proto::Simple) ==
-        Approx(hw_latency_us(Algo::Ring, Proto::Simple, Hop::Net) + 150));
-  CHECK(tuned_net_latency_us(Transport::EfaP5en, Algo::Tree, Proto::LL128) ==
-        Approx(hw_latency_us(Algo::Tree, Proto::LL128, Hop::Net) + 35));
+  CHECK(net_hop_latency_us(Transport::EfaP5, Algo::Tree, Proto::LL, kNcclVersionModelled) == 20.0);
+  CHECK(net_hop_latency_us(Transport::EfaP5, Algo::Ring, Proto::Simple, kNcclVersionModelled) ==
+        23.0);
+  CHECK(tuned_net_latency_us(Transport::EfaP5, Algo::Tree, Proto::LL, kNcclVersionModelled) ==
+        Approx(hw_latency_us(Algo::Tree, Proto::LL, Hop::Net, kNcclVersionModelled) + 75));
+  CHECK(tuned_net_latency_us(Transport::EfaP5, Algo::Ring, Proto::Simple, kNcclVersionModelled) ==
+        Approx(hw_latency_us(Algo::Ring, Proto::Simple, Hop::Net, kNcclVersionModelled) + 150));
+  CHECK(tuned_net_latency_us(Transport::EfaP5en, Algo::Tree, Proto::LL128, kNcclVersionModelled) ==
+        Approx(hw_latency_us(Algo::Tree, Proto::LL128, Hop::Net, kNcclVersionModelled) + 35));
 }
 
 TEST_CASE("the reported latency moves NCCL's choice away from Simple across hosts",
@@ -67,7 +70,7 @@ TEST_CASE("the reported latency moves NCCL's choice away from Simple across host
   // As run (the whole-transfer level's latency), the hop is the message latency instead.
   in.reported_latency = false;
   CHECK(tree_latency(Transport::EfaP5) - tree_latency(Transport::Ib) ==
-        Approx(2 * (20.0 - hw_latency_us(Algo::Tree, Proto::LL, Hop::Net))));
+        Approx(2 * (20.0 - hw_latency_us(Algo::Tree, Proto::LL, Hop::Net, kNcclVersionModelled))));
   TuningInput one_host{Op::AllReduce, 8u << 20, 8, 1, ndr_node(Arch::Hopper, true)};
   const Choice inside_ib = choose(one_host);
   one_host.hw.transport = Transport::EfaP5;

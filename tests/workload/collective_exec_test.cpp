@@ -96,9 +96,9 @@ core::Time ring_ll_time(const net::Topology& topo, const collectives::Hardware& 
 // NIC to host.
 double pat_latency_us(int ranks, int distances) {
   const double trip_us = 2 * 1.0 + 2 * seconds(ExecParams{}.host_delay) * 1e6;
-  const double step_us =
-      collectives::hw_latency_us(Algo::Pat, Proto::Simple, collectives::Hop::NVLink);
-  return collectives::base_latency_us(Algo::Pat, Proto::Simple) +
+  const double step_us = collectives::hw_latency_us(
+      Algo::Pat, Proto::Simple, collectives::Hop::NVLink, collectives::kNcclVersionModelled);
+  return collectives::base_latency_us(Algo::Pat, Proto::Simple, collectives::kNcclVersionModelled) +
          ranks * collectives::kPatRankLatencyUs + distances * (step_us + trip_us);
 }
 
@@ -179,6 +179,26 @@ TEST_CASE("small collectives cost NCCL's latencies, and nothing without them", "
   REQUIRE(seconds(without.r.time) < 1e-6);
 }
 
+TEST_CASE("a release's tuning constants change NCCL's choice, not what a step costs",
+          "[workload]") {
+  // NCCL 2.17.1 charged ring LL 3.6 us base and 0.47 us per NVLink hop in its model, 2.30.7
+  // 6.6 and 0.6 for the same GPUs: the executor charges the latest calibration for every
+  // release (collectives/tuner_constants.hpp), so a forced plan takes the same time.
+  const net::Topology topo = hosts(2, 4);
+  const auto time_at = [&](int version) {
+    collectives::Hardware hw;
+    hw.nccl_version = version;
+    const collectives::RankLayout layout = rank_layout(topo, hw);
+    collectives::Call call;
+    call.bytes = 1024;
+    call.algo = Algo::Ring;
+    call.proto = Proto::LL;
+    return run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {})
+        .time;
+  };
+  REQUIRE(time_at(21701) == time_at(collectives::kNcclVersionModelled));
+}
+
 TEST_CASE("PAT crosses the network log2(n) times where the ring crosses it n - 1 times",
           "[workload]") {
   // 16 hosts of one GPU, a 1 KiB all-gather on one channel: PAT pays its latency over four
@@ -192,8 +212,11 @@ TEST_CASE("PAT crosses the network log2(n) times where the ring crosses it n - 1
         run_collective(topo, config(), collectives::make_plan(call, layout), layout, {}, {}).time);
   };
   CHECK(time(Algo::Pat) == Approx(pat_latency_us(16, 4) * 1e-6).epsilon(0.01));
-  CHECK(time(Algo::Ring) >=
-        15 * collectives::hw_latency_us(Algo::Ring, Proto::Simple, collectives::Hop::Net) * 1e-6);
+  CHECK(time(Algo::Ring) >= 15 *
+                                collectives::hw_latency_us(Algo::Ring, Proto::Simple,
+                                                           collectives::Hop::Net,
+                                                           collectives::kNcclVersionModelled) *
+                                1e-6);
   for (unsigned threads : {1u, 2u}) {
     net::RunOptions opt;
     opt.threads = threads;
@@ -487,7 +510,8 @@ TEST_CASE("a hop between hosts takes the network transport's message latency", "
     return ring_ll_time(topo, hw, 8);
   };
   const double extra_us =
-      2 * (20.0 - collectives::hw_latency_us(Algo::Ring, Proto::LL, collectives::Hop::Net));
+      2 * (20.0 - collectives::hw_latency_us(Algo::Ring, Proto::LL, collectives::Hop::Net,
+                                             collectives::kNcclVersionModelled));
   CHECK(seconds(time(collectives::Transport::EfaP5) - time(collectives::Transport::Ib)) ==
         Approx(extra_us * 1e-6).epsilon(0.01));
 }
