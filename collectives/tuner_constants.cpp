@@ -12,8 +12,8 @@ constexpr std::size_t CNC = static_cast<std::size_t>(TableAlgo::CollNetChain);
 constexpr std::size_t NVLS = static_cast<std::size_t>(TableAlgo::Nvls);
 constexpr std::size_t NVLST = static_cast<std::size_t>(TableAlgo::NvlsTree);
 constexpr std::size_t PAT = static_cast<std::size_t>(TableAlgo::Pat);
-constexpr std::size_t NVL = 0, PCI = 1, NET = 2;                         // hops
-constexpr std::size_t VOLTA = 0, AMPERE = 1, HOPPER = 2, BLACKWELL = 3;  // arch rows
+constexpr std::size_t NVL = 0, PCI = 1, NET = 2;  // hops
+constexpr std::size_t HOPPER = 2, BLACKWELL = 3;  // arch rows (Volta 0, Ampere 1)
 
 TunerConstants release_2_17_1() {
   TunerConstants c;
