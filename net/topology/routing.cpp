@@ -186,14 +186,14 @@ const WidestPath::Best& WidestPath::solve(const Topology& t, const Routes& route
     const Best& next = solve(t, routes, t.peer(at, p), dst, dst_nic);
     const Bps rate = std::min(l.rate, next.rate);
     const core::Time delay = l.delay + next.delay;
-    Best& here = best_[at];  // solve() does not resize best_: the reference stays valid
-    if (p == hops.front() || rate > here.rate || (rate == here.rate && delay < here.delay)) {
-      here.rate = rate;
-      here.delay = delay;
-      here.port = p;
+    // solve() never resizes best_, so `b` stays valid across the recursion.
+    if (p == hops.front() || rate > b.rate || (rate == b.rate && delay < b.delay)) {
+      b.rate = rate;
+      b.delay = delay;
+      b.port = p;
     }
   }
-  return best_[at];
+  return b;
 }
 
 }  // namespace fabricsim::net
