@@ -13,6 +13,10 @@ class Mailbox {
  public:
   void push(std::uint64_t round, const E& e) { buf_[round & 1].events.push_back(e); }
 
+  // The buffer producers append to during round `round`: what an MPI rank hands to the rank of
+  // the consumer after the round, and where that rank puts it (core/ranks.hpp).
+  std::vector<E>& written(std::uint64_t round) { return buf_[round & 1].events; }
+
   // What was sent during round `round - 1` and not drained yet, in order (drain empties it).
   const E* pending(std::uint64_t round) const { return buf_[(round + 1) & 1].events.data(); }
 

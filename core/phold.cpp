@@ -19,6 +19,7 @@ PholdResult run_phold(const PholdParams& p) {
   cfg.trace_hash = p.trace_hash;
   cfg.progress = p.progress;
   cfg.progress_ctx = p.progress_ctx;
+  cfg.ranks = p.ranks;
   Simulation<Phold> sim(model, std::move(cfg));
   for (NodeId n = 0; n < p.nodes; ++n) {
     for (std::uint32_t k = 0; k < p.events_per_node; ++k) {

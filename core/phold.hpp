@@ -21,6 +21,7 @@ struct PholdParams {
   bool trace_hash = false;
   ProgressFn progress = nullptr;  // see SimConfig
   void* progress_ctx = nullptr;
+  const Ranks* ranks = nullptr;  // an MPI job: this rank runs its block of the LPs (SimConfig)
 };
 
 class Phold {

@@ -26,6 +26,8 @@
 // stay small when nothing is attached.
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "core/event.hpp"
 #include "core/event_queue.hpp"
 #include "core/mailbox.hpp"
+#include "core/ranks.hpp"
 #include "core/ring.hpp"
 #include "core/rng.hpp"
 #include "core/stats.hpp"
@@ -52,6 +55,10 @@ struct SimConfig {
   ProgressFn progress = nullptr;  // optional: told where the run is, between windows
   void* progress_ctx = nullptr;
   double progress_every_s = 0.5;
+  // An MPI job (more than one rank): this process runs its block of the LPs (LP l on rank
+  // l x ranks / LPs) and exchanges what crosses ranks at every window barrier. Every rank builds
+  // the same model and schedules the same initial events; each keeps those of its own LPs.
+  const Ranks* ranks = nullptr;
 };
 
 template <class Model>
@@ -139,7 +146,7 @@ class Simulation {
   Simulation(Model& model, SimConfig cfg)
       : model_(model),
         cfg_(std::move(cfg)),
-        workers_(static_cast<unsigned>(std::min<std::size_t>(cfg_.threads, lp_count_of(cfg_)))) {
+        workers_(static_cast<unsigned>(std::min<std::size_t>(cfg_.threads, local_lps_of(cfg_)))) {
     if (cfg_.nodes == 0) throw ConfigError("simulation needs at least one node");
     if (cfg_.nodes > kMaxNodes) {
       throw ConfigError("simulation of " + std::to_string(cfg_.nodes) + " nodes: at most " +
@@ -156,6 +163,19 @@ class Simulation {
     for (LpId i = 0; i < lps; ++i) {
       lps_[i].id = i;
       lps_[i].outbox_of.assign(lps, -1);
+    }
+    if (cfg_.ranks != nullptr && cfg_.ranks->size() > 1) {
+      ranks_ = cfg_.ranks;
+      if (lps < static_cast<LpId>(ranks_->size())) {
+        throw ConfigError(std::to_string(lps) + " logical processes for " +
+                          std::to_string(ranks_->size()) +
+                          " MPI ranks: every rank needs at least one (more LPs, or fewer ranks)");
+      }
+    }
+    rank_of_lp_.resize(lps);
+    for (LpId i = 0; i < lps; ++i) {
+      rank_of_lp_[i] = rank_of(i, lps);
+      if (rank_of_lp_[i] == my_rank()) local_.push_back(i);
     }
     for (NodeId n = 0; n < cfg_.nodes; ++n) ++lps_[cfg_.lp_of_node[n]].nodes;
     for (const Lp& lp : lps_) {
@@ -214,7 +234,9 @@ class Simulation {
     check_node(node, "schedule_initial");
     if (at < 0) throw ConfigError("initial event at negative time");
     if (per_node_[node].seq == kMaxSeq) throw_seq_overflow(node);
-    lps_[cfg_.lp_of_node[node]].queue.emplace(at, node, node, per_node_[node].seq++, kind, payload);
+    const LpId lp = cfg_.lp_of_node[node];
+    const std::uint64_t seq = per_node_[node].seq++;
+    if (rank_of_lp_[lp] == my_rank()) lps_[lp].queue.emplace(at, node, node, seq, kind, payload);
   }
 
   Rng& rng(NodeId node) {
@@ -229,6 +251,11 @@ class Simulation {
   Time lookahead() const {
     return lookahead_;
   }
+  // Whether this process runs node n's events (always, unless the run spans MPI ranks): after
+  // the run, the model's state of node n is current here only if so (Ranks::take_owners).
+  bool owns(NodeId node) const {
+    return rank_of_lp_[cfg_.lp_of_node[node]] == my_rank();
+  }
 
   // Hash of every node's sequence of processed events (needs cfg.trace_hash).
   std::uint64_t trace_hash() const {
@@ -242,29 +269,75 @@ class Simulation {
     ran_ = true;
     build_mailboxes();
     worker_time_.assign(workers_.threads(), WorkerTime{});
-    order_.resize(lps_.size());
-    for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    order_ = local_;
 
     const auto start = Clock::now();
-    auto last_report = start;
     double rounds_wall = 0;
     Time tmin = kTimeMax;
-    for (Lp& lp : lps_) tmin = std::min(tmin, lp.queue.next_time());
+    for (std::uint32_t l : local_) tmin = std::min(tmin, lps_[l].queue.next_time());
+    if (ranks_) tmin = ranks_->min(tmin);
     auto task = [this](std::uint32_t lp, unsigned worker) { process(lps_[lp], worker); };
+    // A rank that fails cannot leave the others waiting at the next exchange: it stops the job.
+    if (ranks_) {
+      try {
+        run_windows(task, tmin, start, rounds_wall);
+      } catch (const std::exception& e) {
+        ranks_->abort(e.what());
+      }
+    } else {
+      run_windows(task, tmin, start, rounds_wall);
+    }
+
+    KernelStats s;
+    s.cut_off = tmin != kTimeMax;  // the loop stopped at cfg_.end, not for want of events
+    s.wall_s = seconds(Clock::now() - start);
+    s.windows = round_;
+    s.threads = workers_.threads();
+    s.lps = lp_count();
+    s.lookahead = lookahead_;
+    for (std::uint32_t l : local_) {
+      s.events += lps_[l].events;
+      s.mailbox_events += lps_[l].sent;
+      s.end_time = std::max(s.end_time, lps_[l].last_time);
+    }
+    for (const WorkerTime& w : worker_time_) {
+      s.process_s += w.process_s;
+      s.merge_s += w.merge_s;
+    }
+    s.wait_s = std::max(0.0, rounds_wall * s.threads - s.process_s - s.merge_s);
+    if (ranks_) gather_stats(s);
+    return s;
+  }
+
+ private:
+  friend class Context<Model>;
+  using Clock = std::chrono::steady_clock;
+  static double seconds(Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+  }
+
+  template <class Task>
+  void run_windows(Task& task, Time& tmin, Clock::time_point start, double& rounds_wall) {
+    auto last_report = start;
     workers_.enter(order_, task, [&] {
       while (tmin < cfg_.end) {
         ++round_;
         edge_ = lookahead_ >= cfg_.end - tmin ? cfg_.end : tmin + lookahead_;
         const auto r0 = Clock::now();
         workers_.run_round(task);
+        if (ranks_) exchange_across_ranks();
         const auto r1 = Clock::now();
         rounds_wall += seconds(r1 - r0);
         tmin = kTimeMax;
-        for (const Lp& lp : lps_) tmin = std::min(tmin, lp.next);
-        if (cfg_.progress && seconds(r1 - last_report) >= cfg_.progress_every_s) {
+        for (std::uint32_t l : local_) tmin = std::min(tmin, lps_[l].next);
+        // The earliest event anywhere, messages sent across ranks included (an LP's `next`
+        // counts what it sent), is the next window's start on every rank alike.
+        if (ranks_) tmin = ranks_->min(tmin);
+        if (cfg_.progress && my_rank() == 0 &&
+            seconds(r1 - last_report) >= cfg_.progress_every_s) {
           last_report = r1;
           Progress p{std::min(tmin, cfg_.end), cfg_.end, 0, seconds(r1 - start)};
-          for (const Lp& lp : lps_) p.events += lp.events;
+          for (std::uint32_t l : local_) p.events += lps_[l].events;  // this rank's
           cfg_.progress(cfg_.progress_ctx, p);
         }
         if (workers_.threads() > 1) {
@@ -275,32 +348,6 @@ class Simulation {
         }
       }
     });
-
-    KernelStats s;
-    s.cut_off = tmin != kTimeMax;  // the loop stopped at cfg_.end, not for want of events
-    s.wall_s = seconds(Clock::now() - start);
-    s.windows = round_;
-    s.threads = workers_.threads();
-    s.lps = lp_count();
-    s.lookahead = lookahead_;
-    for (const Lp& lp : lps_) {
-      s.events += lp.events;
-      s.mailbox_events += lp.sent;
-      s.end_time = std::max(s.end_time, lp.last_time);
-    }
-    for (const WorkerTime& w : worker_time_) {
-      s.process_s += w.process_s;
-      s.merge_s += w.merge_s;
-    }
-    s.wait_s = std::max(0.0, rounds_wall * s.threads - s.process_s - s.merge_s);
-    return s;
-  }
-
- private:
-  friend class Context<Model>;
-  using Clock = std::chrono::steady_clock;
-  static double seconds(Clock::duration d) {
-    return std::chrono::duration<double>(d).count();
   }
 
   struct alignas(64) Lp {  // its own cache lines: each is written by one thread
@@ -348,11 +395,94 @@ class Simulation {
                       " events, more than the event order can number");
   }
 
-  // More threads than LPs would only spin at the barrier.
-  static std::size_t lp_count_of(const SimConfig& cfg) {
+  // More threads than a rank's LPs would only spin at the barrier.
+  static std::size_t local_lps_of(const SimConfig& cfg) {
     LpId lps = 0;
     for (LpId lp : cfg.lp_of_node) lps = std::max(lps, lp + 1);
-    return std::max<LpId>(1, lps);
+    lps = std::max<LpId>(1, lps);
+    if (cfg.ranks == nullptr || cfg.ranks->size() == 1) return lps;
+    std::size_t mine = 0;
+    for (LpId l = 0; l < lps; ++l) mine += rank_of(l, lps, *cfg.ranks) == cfg.ranks->rank();
+    return std::max<std::size_t>(1, mine);
+  }
+  // Contiguous blocks of LPs per rank: the partitioners number neighbouring LPs together.
+  static int rank_of(LpId lp, LpId lps, const Ranks& ranks) {
+    return static_cast<int>(std::uint64_t{lp} * static_cast<std::uint64_t>(ranks.size()) / lps);
+  }
+  int rank_of(LpId lp, LpId lps) const { return ranks_ ? rank_of(lp, lps, *ranks_) : 0; }
+  int my_rank() const { return ranks_ ? ranks_->rank() : 0; }
+
+  // After a round: every mailbox written here for an LP of another rank goes to that rank, in
+  // one buffer per rank (box number, the three counts, then the records as they are), and what
+  // the other ranks wrote for this rank's LPs lands in the same boxes here, ready to be drained
+  // in the next round exactly as a box filled by a thread of this process would be.
+  void exchange_across_ranks() {
+    const auto n = static_cast<std::size_t>(ranks_->size());
+    out_.resize(n);
+    for (std::vector<std::byte>& b : out_) b.clear();
+    for (std::uint32_t box : to_other_ranks_) {
+      std::vector<E>& ev = mailboxes_[box].written(round_);
+      std::vector<FifoEntry>* fe = fifo_mail_.empty() ? nullptr : &fifo_mail_[box].written(round_);
+      std::vector<Attachment>* at =
+          attachment_mail_.empty() ? nullptr : &attachment_mail_[box].written(round_);
+      const std::uint64_t counts[4] = {box, ev.size(), fe ? fe->size() : 0, at ? at->size() : 0};
+      if (counts[1] + counts[2] + counts[3] == 0) continue;
+      std::vector<std::byte>& o = out_[static_cast<std::size_t>(box_rank_[box])];
+      append(o, counts, 4);
+      append(o, ev.data(), ev.size());
+      ev.clear();
+      if (fe) append(o, fe->data(), fe->size()), fe->clear();
+      if (at) append(o, at->data(), at->size()), at->clear();
+    }
+    ranks_->exchange(out_, in_);
+    for (const std::vector<std::byte>& b : in_) {
+      std::size_t pos = 0;
+      while (pos < b.size()) {
+        std::uint64_t counts[4];
+        take(b, pos, counts, 4);
+        const auto box = static_cast<std::uint32_t>(counts[0]);
+        take_into(b, pos, mailboxes_[box].written(round_), counts[1]);
+        if (counts[2]) take_into(b, pos, fifo_mail_[box].written(round_), counts[2]);
+        if (counts[3]) take_into(b, pos, attachment_mail_[box].written(round_), counts[3]);
+      }
+    }
+  }
+  template <class T>
+  static void append(std::vector<std::byte>& out, const T* data, std::size_t count) {
+    const auto* p = reinterpret_cast<const std::byte*>(data);
+    out.insert(out.end(), p, p + count * sizeof(T));
+  }
+  template <class T>
+  static void take(const std::vector<std::byte>& in, std::size_t& pos, T* data, std::size_t count) {
+    std::memcpy(static_cast<void*>(data), in.data() + pos, count * sizeof(T));
+    pos += count * sizeof(T);
+  }
+  template <class T>
+  static void take_into(const std::vector<std::byte>& in, std::size_t& pos, std::vector<T>& to,
+                        std::uint64_t count) {
+    const std::size_t at = to.size();
+    to.resize(at + count);
+    take(in, pos, to.data() + at, count);
+  }
+
+  // The whole job's figures in every rank's stats, and every node's trace hash from its rank.
+  void gather_stats(KernelStats& s) {
+    s.events = ranks_->sum(s.events);
+    s.mailbox_events = ranks_->sum(s.mailbox_events);
+    s.end_time = ranks_->max(s.end_time);
+    s.wall_s = ranks_->max(s.wall_s);
+    s.process_s = ranks_->sum(s.process_s);
+    s.merge_s = ranks_->sum(s.merge_s);
+    s.wait_s = ranks_->sum(s.wait_s);
+    s.ranks = ranks_->size();
+    if (cfg_.trace_hash) {
+      std::vector<std::uint64_t> h(per_node_.size(), 0);
+      for (NodeId n = 0; n < h.size(); ++n) {
+        if (rank_of_lp_[cfg_.lp_of_node[n]] == my_rank()) h[n] = per_node_[n].hash;
+      }
+      ranks_->xor_all(h);
+      for (NodeId n = 0; n < h.size(); ++n) per_node_[n].hash = h[n];
+    }
   }
 
   void check_node(NodeId n, const char* what) const {
@@ -377,6 +507,10 @@ class Simulation {
         if (a == b || !linked_[a * n + b]) continue;
         lps_[a].outbox_of[b] = static_cast<std::int32_t>(next);
         lps_[b].inboxes.push_back(next);
+        box_rank_.push_back(rank_of_lp_[b]);
+        if (rank_of_lp_[a] == my_rank() && rank_of_lp_[b] != my_rank()) {
+          to_other_ranks_.push_back(next);
+        }
         ++next;
       }
     }
@@ -564,7 +698,13 @@ class Simulation {
 #ifndef NDEBUG
   std::vector<std::vector<std::pair<NodeId, Time>>> channels_;  // by node: (peer, min delay)
 #endif
-  std::vector<std::uint32_t> order_;     // LPs, heaviest first
+  std::vector<std::uint32_t> order_;     // this rank's LPs, heaviest first
+  const Ranks* ranks_ = nullptr;         // an MPI job of more than one rank, else nullptr
+  std::vector<int> rank_of_lp_;          // by LP
+  std::vector<std::uint32_t> local_;     // the LPs this rank runs
+  std::vector<int> box_rank_;            // by mailbox: its consumer's rank
+  std::vector<std::uint32_t> to_other_ranks_;  // mailboxes this rank fills for another
+  std::vector<std::vector<std::byte>> out_, in_;  // by rank: a window's exchange
   std::vector<WorkerTime> worker_time_;  // by worker thread
   Time lookahead_ = kTimeMax;
   Time min_channel_ = kTimeMax;

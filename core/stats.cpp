@@ -17,10 +17,14 @@ std::string KernelStats::summary() const {
       "windows           {}\n"
       "events/window     {:.1f}\n"
       "cross-LP events   {}\n"
-      "thread time       process {:.1f}%  mailbox merge {:.1f}%  barrier wait {:.1f}%\n",
+      "thread time       process {:.1f}%  mailbox merge {:.1f}%  barrier wait {:.1f}%\n"
+      "{}",
       events, format_time(end_time), wall_s, events_per_second(), threads, lps,
       format_time(lookahead), windows, events_per_window(), mailbox_events, pct(process_s),
-      pct(merge_s), pct(wait_s));
+      pct(merge_s), pct(wait_s),
+      ranks > 1 ? fmt::format("MPI ranks         {} (threads per rank; thread time over all)\n",
+                              ranks)
+                : "");
 }
 
 }  // namespace fabricsim::core

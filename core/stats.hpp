@@ -11,8 +11,9 @@ struct KernelStats {
   std::uint64_t events = 0;          // handler calls
   std::uint64_t windows = 0;         // synchronisation rounds
   std::uint64_t mailbox_events = 0;  // events that crossed logical processes
-  unsigned threads = 1;
-  std::uint32_t lps = 1;
+  unsigned threads = 1;   // per MPI rank
+  std::uint32_t lps = 1;  // over all ranks
+  int ranks = 1;          // MPI processes (core/ranks.hpp)
   Time lookahead = kTimeMax;
   Time end_time = 0;     // simulated time reached
   bool cut_off = false;  // events were still due when the run reached its end time

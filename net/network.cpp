@@ -150,9 +150,19 @@ NetworkResult Network::run(const RunOptions& opt) {
   core::SimConfig sc;
   const std::size_t hosts = app_ ? topo_.hosts.size() : 0;
   sc.nodes = static_cast<std::uint32_t>(topo_.nodes.size() + hosts);
+  // Over MPI ranks every rank needs an LP: a topology with fewer switch groups than ranks (one
+  // switch, two leaves) is cut between the NICs and their switch instead, at the cost of a
+  // shorter lookahead (a NIC link's delay); results are the same for any partition.
+  const std::uint32_t ranks = opt.ranks && !flow_level() ? std::uint32_t(opt.ranks->size()) : 1;
+  const bool split_nics = ranks > 1 && partition_groups(topo_) < ranks;
   // The flow level's shares couple every flow crossing a common link: one LP holds them all.
-  const std::uint32_t lps = flow_level() ? 1 : std::max<std::uint32_t>(1, opt.lps);
-  sc.lp_of_node = partition(topo_, lps);
+  const std::uint32_t lps = flow_level() ? 1 : std::max({1u, opt.lps, ranks});
+  if (ranks > 1 && partition_groups(topo_, true) < ranks) {
+    throw std::invalid_argument(fmt::format("{} MPI ranks for a network of {} nodes: run it on at "
+                                            "most {}",
+                                            ranks, topo_.nodes.size(), topo_.nodes.size()));
+  }
+  sc.lp_of_node = partition(topo_, lps, split_nics);
   // A host agent lives with one of its NICs, so some of the NIC events it exchanges stay on one
   // LP. Agents run the hosts' executors (NVLink model, step bookkeeping): a large share of a
   // collective's work. With one NIC per rail, a host's NICs sit on different LPs, and putting
@@ -175,6 +185,12 @@ NetworkResult Network::run(const RunOptions& opt) {
   sc.end = opt.end;
   sc.progress = opt.progress;
   sc.progress_ctx = opt.progress_ctx;
+  sc.ranks = opt.ranks;
+  if (flow_level() && opt.ranks && opt.ranks->size() > 1) {
+    throw std::invalid_argument(
+        "the flow level runs on one logical process (its shares couple every flow): it cannot "
+        "be spread over MPI ranks; run it without mpirun");
+  }
   // The flow level delivers a message from wherever its flow's shares were computed straight to
   // the receiving host's agent, never sooner than the host-NIC delay.
   if (flow_level() && app_) sc.any_to_any_delay = host_delay_;
@@ -205,6 +221,11 @@ NetworkResult Network::run(const RunOptions& opt) {
 
   NetworkResult r;
   r.kernel = sim.run();
+  if (opt.ranks && opt.ranks->size() > 1) {
+    mine_.resize(sc.nodes);
+    for (NodeId v = 0; v < mine_.size(); ++v) mine_[v] = sim.owns(v);
+    take_owners(*opt.ranks, mine_);
+  }
   // Once every flow is acknowledged only stale timers remain; time-averaged statistics are
   // taken over the traffic, not over the timers.
   r.end = r.kernel.end_time;
@@ -258,6 +279,18 @@ NetworkResult Network::run(const RunOptions& opt) {
   r.nic_data_received = t.data_received;
   r.delivered = t.delivered;
   return r;
+}
+
+void Network::take_owners(const core::Ranks& ranks, const std::vector<char>& mine) {
+  // The sender's NIC writes a flow's start, last ACK, retransmissions, ECN echoes and timeouts,
+  // the receiver's its finish.
+  std::vector<core::Time> finish(results_.size());
+  for (std::size_t f = 0; f < results_.size(); ++f) finish[f] = results_[f].finish;
+  ranks.take_owners(results_, [&](std::size_t f) { return mine[topo_.nics[flows_[f].src_nic]]; });
+  ranks.take_owners(finish, [&](std::size_t f) { return mine[topo_.nics[flows_[f].dst_nic]]; });
+  for (std::size_t f = 0; f < results_.size(); ++f) results_[f].finish = finish[f];
+  ports_.take_owners(ranks, mine);
+  nics_.take_owners(ranks, mine);
 }
 
 void Network::receive(Ctx& ctx, std::uint32_t fifo, const Packet& pkt, const Telemetry* t) {

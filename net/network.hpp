@@ -87,6 +87,8 @@ struct RunOptions {
   core::Time end = core::kTimeMax;
   core::ProgressFn progress = nullptr;  // see core::SimConfig
   void* progress_ctx = nullptr;
+  // An MPI job: this rank runs its block of the LPs, and every rank's result is the whole run's.
+  const core::Ranks* ranks = nullptr;
 };
 
 class Network {
@@ -128,6 +130,9 @@ class Network {
   void receive(Ctx& ctx, std::uint32_t fifo, const Packet& pkt, const Telemetry* t);
 
   const Topology& topology() const { return topo_; }
+  // After a run over MPI ranks: whether this rank ran node n (its state, and a host agent's
+  // app state, is current here only then). Always true for a run in one process.
+  bool ran_here(core::NodeId n) const { return mine_.empty() || mine_[n] != 0; }
 
   // Attaches the hosts' application before run(). `host_delay` is the latency between a host
   // agent and its NICs (PCIe doorbell / completion), each way; it is also a kernel channel
@@ -146,6 +151,8 @@ class Network {
 
  private:
   void check_memory() const;
+  // After a run over MPI ranks: flows, ports and NIC totals as their owners' ranks left them.
+  void take_owners(const core::Ranks& ranks, const std::vector<char>& mine);
   bool flow_level() const { return cfg_.fidelity == Fidelity::kFlow; }
   void transmit(Ctx& ctx, NodeId node, PortId p);  // the port's owner picks what it sends
   std::uint32_t host_of_agent(NodeId n) const {
@@ -169,6 +176,7 @@ class Network {
   };
   std::vector<HostChannel> host_channels_;
   bool ran_ = false;
+  std::vector<char> mine_;  // by node, over MPI ranks: whether this rank ran it
 };
 
 }  // namespace fabricsim::net

@@ -45,6 +45,13 @@ Nics::Totals Nics::totals() const {
   return t;
 }
 
+void Nics::take_owners(const core::Ranks& ranks, const std::vector<char>& mine) {
+  std::vector<Totals> t(nics_.size());
+  for (std::size_t i = 0; i < nics_.size(); ++i) t[i] = nics_[i].totals;
+  ranks.take_owners(t, [&](std::size_t i) { return mine[topo_->nics[i]] != 0; });
+  for (std::size_t i = 0; i < nics_.size(); ++i) nics_[i].totals = t[i];
+}
+
 void Nics::transmit(Ctx& ctx, NodeId node) {
   Port& pt = ports_->at(node, 0);
   if (pt.idle(ctx.now())) start_next(ctx, node);

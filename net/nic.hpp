@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/time.hpp"
+#include "core/ranks.hpp"
 #include "net/cc/congestion_control.hpp"
 #include "net/config.hpp"
 #include "net/packet.hpp"
@@ -95,6 +96,8 @@ class Nics {
   // The host posted `bytes` more of app flow `flow` (its first post starts the queue pair).
   void app_post(Ctx& ctx, std::uint32_t flow, std::uint64_t bytes);
   Totals totals() const;
+  // After a run over MPI ranks: every NIC's totals as its rank left them (`mine`: by node).
+  void take_owners(const core::Ranks& ranks, const std::vector<char>& mine);
 
  private:
   struct alignas(64) SendState {  // own cache lines: neighbouring flows' senders run elsewhere

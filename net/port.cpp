@@ -101,4 +101,38 @@ bool Ports::on_pause_frame(Ctx& ctx, NodeId node, PortId p, const Packet& pkt) {
   return true;
 }
 
+void Ports::take_owners(const core::Ranks& ranks, const std::vector<char>& mine) {
+  struct End {  // the part of a Port that results read after the run
+    PortStats stats;
+    core::Time free_at, frame_start, data_until, queue_changed, paused_until, pause_began;
+    std::uint64_t queued_data;
+  };
+  std::vector<End> ends(ports_.size());
+  std::vector<char> port_mine(ports_.size());
+  for (NodeId v = 0; v + 1 < base_.size(); ++v) {
+    for (std::uint32_t i = base_[v]; i < base_[v + 1]; ++i) port_mine[i] = mine[v];
+  }
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    const Port& p = ports_[i];
+    ends[i] = End{p.stats,        p.free_at,      p.frame_start,          p.data_until,
+                  p.queue_changed, p.paused_until, p.pause_began, p.queued[kDataClass]};
+  }
+  ranks.take_owners(ends, [&](std::size_t i) { return port_mine[i] != 0; });
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    Port& p = ports_[i];
+    const End& e = ends[i];
+    p.stats = e.stats;
+    p.free_at = e.free_at;
+    p.frame_start = e.frame_start;
+    p.data_until = e.data_until;
+    p.queue_changed = e.queue_changed;
+    p.paused_until = e.paused_until;
+    p.pause_began = e.pause_began;
+    p.queued[kDataClass] = e.queued_data;
+  }
+  if (tags_ > 0) {
+    ranks.take_owners(tag_bytes_, [&](std::size_t i) { return port_mine[i / tags_] != 0; });
+  }
+}
+
 }  // namespace fabricsim::net

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/ranks.hpp"
 #include "core/ring.hpp"
 #include "core/time.hpp"
 #include "net/context.hpp"
@@ -108,6 +109,10 @@ class Ports {
   // A PFC frame from the peer: XOFF pauses data for its duration, XON resumes it. True when it
   // resumed a paused port (the owner may send data again).
   bool on_pause_frame(Ctx& ctx, NodeId node, PortId p, const Packet& pkt);
+  // After a run over MPI ranks: what the run's results read of every port (its counters, its
+  // serializer's and queue's last state, its bytes by tag), as the rank of its node left it.
+  // `mine`: by node, whether this rank ran it.
+  void take_owners(const core::Ranks& ranks, const std::vector<char>& mine);
 
  private:
   const Topology* topo_ = nullptr;

@@ -12,6 +12,7 @@ packages=(
   pybind11-dev python3-dev  # the Python module (tools/python)
   clang libclang-rt-14-dev  # the fuzz stage of scripts/test.sh (libFuzzer)
   python3-matplotlib  # tools/plot only
+  libopenmpi-dev openmpi-bin  # runs over MPI ranks (core/ranks.hpp, mpirun)
 )
 
 missing=()

@@ -9,6 +9,7 @@
 #include "tools/commands.hpp"
 
 #include "core/phold.hpp"
+#include "core/ranks.hpp"
 #include "net/flows.hpp"
 #include "net/topology/build.hpp"
 #include "tools/memory.hpp"
@@ -63,8 +64,9 @@ int bench_fattree(const std::vector<std::string>& args) {
   const auto t0 = std::chrono::steady_clock::now();
   net::Network network(topo, cfg, flows);
   const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const net::NetworkResult r =
-      network.run({lps ? lps : static_cast<std::uint32_t>(topo.nodes.size()), threads, seed});
+  net::RunOptions run{lps ? lps : static_cast<std::uint32_t>(topo.nodes.size()), threads, seed};
+  run.ranks = &core::Ranks::world();  // under mpirun: this rank's block of the LPs
+  const net::NetworkResult r = network.run(run);
   std::printf("fat tree: %u hosts, %u leaves, %u Gb/s, permutation of %u MiB flows, cc %s\n", hosts,
               ft.leaves, gbps, mib, cc.c_str());
   std::printf("set-up            %.3f s\n", setup);
@@ -91,7 +93,10 @@ int cmd_bench(const std::vector<std::string>& args) {
       "end", po::value(&end)->default_value(end), "simulated end time")(
       "lookahead", po::value(&lookahead)->default_value(lookahead), "fixed delay = lookahead")(
       "mean-delay", po::value(&mean)->default_value(mean), "mean exponential extra delay")(
-      "seed", po::value(&p.seed)->default_value(p.seed), "random seed");
+      "seed", po::value(&p.seed)->default_value(p.seed), "random seed")(
+      "trace-hash", po::bool_switch(&p.trace_hash),
+      "print a hash of every node's sequence of events (the same for any threads, LPs and MPI "
+      "ranks)");
   po::options_description hidden;
   hidden.add_options()("what", po::value(&what));
   po::options_description all;
@@ -136,7 +141,10 @@ int cmd_bench(const std::vector<std::string>& args) {
     std::cerr << "fabricsim bench phold: " << problem << '\n';
     return 2;
   }
+  // Under mpirun every rank runs its block of the LPs; rank 0 prints the job's figures.
+  p.ranks = &core::Ranks::world();
   const core::PholdResult r = core::run_phold(p);
+  if (p.ranks->rank() != 0) return 0;
   print_phold(p, r);
   // Where the time goes: process (event list + handlers), mailbox merge and barrier wait are
   // measured per thread (above). Next to them, what the bare event list manages alone at the

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectives/call.hpp"
+#include "core/ranks.hpp"
 #include "core/parallel.hpp"
 #include "tools/busbw.hpp"
 #include "tools/cli_args.hpp"
@@ -40,6 +41,7 @@ int print_busbw(const Scenario& sc, const std::string& csv, const std::string& j
   std::printf("%s", busbw_header(ns).c_str());
   std::fflush(stdout);
   net::RunOptions run = ns.run;
+  run.ranks = &core::Ranks::world();  // under mpirun: every size spans the ranks
   const auto begun = std::chrono::steady_clock::now();
   std::vector<BusbwRow> rows(sizes.size());
   std::string table = busbw_csv_header();
@@ -250,6 +252,13 @@ int cmd_busbw(const std::vector<std::string>& args) {
   }
   if (jobs == 0) {
     std::fprintf(stderr, "error: --jobs 0: run at least one size at once\n");
+    return 2;
+  }
+  if (jobs > 1 && core::Ranks::world().size() > 1) {
+    std::fprintf(stderr,
+                 "error: --jobs %u runs sizes side by side in one process; under mpirun every "
+                 "size spans the ranks: leave --jobs at 1\n",
+                 jobs);
     return 2;
   }
   for (const std::string& out : {csv, nccl_json}) {

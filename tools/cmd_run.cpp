@@ -10,6 +10,7 @@
 #include "tools/commands.hpp"
 
 #include "core/phold.hpp"
+#include "core/ranks.hpp"
 #include "net/flows.hpp"
 #include "net/network.hpp"
 #include "tools/net_report.hpp"
@@ -62,9 +63,11 @@ int cmd_run(const std::vector<std::string>& args) {
         "'fabricsim sweep %s' runs every point\n",
         scenario.c_str());
   }
+  const core::Ranks& ranks = core::Ranks::world();
   if (sc.phold) {
     core::PholdParams p = *sc.phold;
     p.trace_hash = true;
+    p.ranks = &ranks;
     if (progress_wanted(quiet)) p.progress = show_progress;
     const core::PholdResult r = core::run_phold(p);
     clear_progress();
@@ -72,6 +75,11 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
   }
   const NetScenario& ns = *sc.net;
+  if (ranks.size() > 1 && ns.training) {
+    throw UsageError(
+        "run: training scenarios do not run over MPI ranks yet (flows, collectives and PHOLD "
+        "do); run it without mpirun");
+  }
   if (ns.training) return print_training(sc, out_dir, quiet);
   if (ns.collectives) {
     return print_busbw(sc, out_dir.empty() ? "" : out_dir + "/busbw.csv",
@@ -80,6 +88,7 @@ int cmd_run(const std::vector<std::string>& args) {
   std::printf("%s", describe(sc).c_str());
   net::Network network(ns.topology, ns.network, ns.flows);
   net::RunOptions run = ns.run;
+  run.ranks = &ranks;
   if (progress_wanted(quiet)) run.progress = show_progress;
   const net::NetworkResult r = network.run(run);
   clear_progress();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/ranks.hpp"
 #include "net/network.hpp"
 #include "tools/cli_args.hpp"
 #include "tools/commands.hpp"
@@ -54,6 +55,15 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
 #endif
+  // Under mpirun, MPI for the whole process (core/ranks.hpp); otherwise nothing happens.
+  const core::MpiSession mpi(&argc, &argv);
+  // Every rank meets the same errors of the command line and the scenario: rank 0 says them
+  // (a rank failing on its own during a run says so itself, core::Ranks::abort).
+  // Every rank holds the whole run's results after it: rank 0 prints them.
+  if (core::Ranks::world().rank() != 0) {
+    std::cerr.rdbuf(nullptr);
+    if (std::freopen("/dev/null", "w", stdout) == nullptr) return 1;
+  }
   try {
     po::options_description global("global options");
     std::string level = "warn", command, max_memory;
@@ -117,6 +127,14 @@ int main(int argc, char** argv) {
     }
     // The global parser claims --help wherever it stands; after a command it means the command's.
     if (vm.count("help")) rest.push_back("--help");
+    // Over MPI ranks the kernel exchanges what crosses them; the commands below gather their
+    // results back (cmd_run says which scenarios do). Any other would run whole on every rank.
+    if (core::Ranks::world().size() > 1 && command != "run" && command != "bench" &&
+        command != "busbw") {
+      std::cerr << "fabricsim " << command << ": does not run over MPI ranks yet (under mpirun "
+                << "'fabricsim run', 'busbw' and 'bench' do); run it without mpirun\n";
+      return 2;
+    }
     if (command == "run") return tools::cmd_run(rest);
     if (command == "bench") return tools::cmd_bench(rest);
     if (command == "sweep") return tools::cmd_sweep(rest);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/ranks.hpp"
 #include "net/flows.hpp"
 #include "tools/csv.hpp"
 
@@ -220,6 +221,8 @@ std::string ports_csv(const net::Topology& topo, const net::NetworkResult& r,
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
+  // Under mpirun every rank holds the whole run's results; rank 0 writes them.
+  if (core::Ranks::world().rank() != 0) return;
   namespace fs = std::filesystem;
   const fs::path final_path(path);
   std::error_code ec;

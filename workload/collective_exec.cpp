@@ -132,6 +132,7 @@ CollectiveResult run_collective(const net::Topology& topo, const net::NetworkCon
   runner.add_channels(network);
   runner.attach(&network);
   net::NetworkResult nr = network.run(run);
+  if (run.ranks && run.ranks->size() > 1) runner.take_owners(*run.ranks, network);
   const PlanRunner::InstanceResult ir = runner.result(0);
   if (!ir.complete && nr.kernel.cut_off) {
     throw std::runtime_error(fmt::format(

@@ -755,6 +755,12 @@ void PlanRunner::finished(const Participant& part) {
   if (inst.local && --inst.left == 0) hosts_[part.host].release.push_back(part.instance);
 }
 
+void PlanRunner::take_owners(const core::Ranks& ranks, const net::Network& network) {
+  ranks.take_owners(parts_, [&](std::size_t i) {
+    return network.ran_here(network.host_node(static_cast<std::uint32_t>(parts_[i].host)));
+  });
+}
+
 PlanRunner::InstanceResult PlanRunner::result(std::uint32_t instance) const {
   const Instance& inst = instances_[instance];
   InstanceResult r;

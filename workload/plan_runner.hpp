@@ -66,6 +66,9 @@ class PlanRunner {
   // Also builds the starting step states and connections inside a host of the shapes run more
   // than once, which hosts on every LP then only read: no instance may be added after it.
   void attach(net::Network* network, DoneFn done = nullptr, void* owner = nullptr);
+  // After a run over MPI ranks: every participant's progress as the rank of its host's agent
+  // left it, so that result() is the whole run's on every rank.
+  void take_owners(const core::Ranks& ranks, const net::Network& network);
 
   // From the events of GPU participant p's host: p, which joined at `at` (now or earlier),
   // starts its steps after the plan's base latency; the instance's NVSwitch agents on that host

@@ -9,7 +9,8 @@ namespace {
 
 // Group of every node, numbered in order of the group's switch node id (or, for two
 // NICs cabled back to back, its lower NIC).
-std::vector<std::uint32_t> group_of_nodes(const Topology& t, std::uint32_t& groups) {
+std::vector<std::uint32_t> group_of_nodes(const Topology& t, std::uint32_t& groups,
+                                          bool split_nics) {
   const auto n = static_cast<NodeId>(t.nodes.size());
   std::vector<NodeId> head(n);  // node that names the group
   for (NodeId v = 0; v < n; ++v) head[v] = v;
@@ -18,6 +19,7 @@ std::vector<std::uint32_t> group_of_nodes(const Topology& t, std::uint32_t& grou
     if (t.nodes[v].ports.size() != 1) {
       throw TopologyError("partition: " + t.nodes[v].name + " must have exactly one link");
     }
+    if (split_nics) continue;
     const NodeId peer = t.peer(v, 0);
     head[v] = t.nodes[peer].kind == NodeKind::kNic ? std::min(v, peer) : peer;
   }
@@ -32,16 +34,16 @@ std::vector<std::uint32_t> group_of_nodes(const Topology& t, std::uint32_t& grou
 
 }  // namespace
 
-std::uint32_t partition_groups(const Topology& t) {
+std::uint32_t partition_groups(const Topology& t, bool split_nics) {
   std::uint32_t groups = 0;
-  group_of_nodes(t, groups);
+  group_of_nodes(t, groups, split_nics);
   return groups;
 }
 
-std::vector<core::LpId> partition(const Topology& t, std::uint32_t lps) {
+std::vector<core::LpId> partition(const Topology& t, std::uint32_t lps, bool split_nics) {
   if (lps == 0) throw TopologyError("partition: need at least one LP");
   std::uint32_t groups = 0;
-  const std::vector<std::uint32_t> group = group_of_nodes(t, groups);
+  const std::vector<std::uint32_t> group = group_of_nodes(t, groups, split_nics);
   lps = std::min(lps, groups);
   std::vector<std::uint64_t> weight(groups, 0);
   std::uint64_t total = 0;

@@ -1,0 +1,159 @@
+#include "core/ranks.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#if FABRICSIM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace fabricsim::core {
+
+namespace {
+
+Ranks& world_ranks() {
+  static Ranks w;
+  return w;
+}
+
+#if FABRICSIM_HAVE_MPI
+// mpirun (Open MPI), mpiexec.hydra (MPICH) and srun (Slurm's PMI/PMIx) set one of these.
+bool launched_by_mpirun() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (std::getenv(v) != nullptr) return true;
+  }
+  return false;
+}
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw std::runtime_error(std::string("MPI: ") + what + " failed");
+}
+#endif
+
+}  // namespace
+
+const Ranks& Ranks::world() { return world_ranks(); }
+
+#if FABRICSIM_HAVE_MPI
+
+bool MpiSession::built_with_mpi() { return true; }
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  if (!launched_by_mpirun()) return;
+  // Only the thread that runs the window loop calls MPI; the kernel's workers never do.
+  int provided = 0;
+  check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  started_ = true;
+  Ranks& w = world_ranks();
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &w.rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(MPI_COMM_WORLD, &w.size_), "MPI_Comm_size");
+}
+
+MpiSession::~MpiSession() {
+  if (started_) MPI_Finalize();
+}
+
+Time Ranks::min(Time local) const {
+  if (size_ == 1) return local;
+  Time out = 0;
+  check(MPI_Allreduce(&local, &out, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
+Time Ranks::max(Time local) const {
+  if (size_ == 1) return local;
+  Time out = 0;
+  check(MPI_Allreduce(&local, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
+std::uint64_t Ranks::sum(std::uint64_t local) const {
+  if (size_ == 1) return local;
+  std::uint64_t out = 0;
+  check(MPI_Allreduce(&local, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
+double Ranks::sum(double local) const {
+  if (size_ == 1) return local;
+  double out = 0;
+  check(MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
+double Ranks::max(double local) const {
+  if (size_ == 1) return local;
+  double out = 0;
+  check(MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
+void Ranks::xor_all(std::vector<std::uint64_t>& v) const {
+  if (size_ == 1 || v.empty()) return;
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_BXOR,
+                      MPI_COMM_WORLD),
+        "MPI_Allreduce");
+}
+
+void Ranks::exchange(const std::vector<std::vector<std::byte>>& out,
+                     std::vector<std::vector<std::byte>>& in) const {
+  const auto n = static_cast<std::size_t>(size_);
+  if (out.size() != n) throw std::logic_error("Ranks::exchange: one buffer per rank");
+  in.resize(n);
+  if (size_ == 1) return;
+  // Sizes first, then the bytes in one all-to-all: one message per pair of ranks per window.
+  std::vector<int> send_counts(n), recv_counts(n), send_displs(n), recv_displs(n);
+  std::vector<std::byte> send;
+  for (std::size_t r = 0; r < n; ++r) {
+    send_displs[r] = static_cast<int>(send.size());
+    send_counts[r] = static_cast<int>(out[r].size());
+    send.insert(send.end(), out[r].begin(), out[r].end());
+  }
+  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT,
+                     MPI_COMM_WORLD),
+        "MPI_Alltoall");
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    recv_displs[r] = static_cast<int>(total);
+    total += static_cast<std::size_t>(recv_counts[r]);
+  }
+  std::vector<std::byte> recv(total);
+  check(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_BYTE, recv.data(),
+                      recv_counts.data(), recv_displs.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Alltoallv");
+  for (std::size_t r = 0; r < n; ++r) {
+    in[r].assign(recv.begin() + recv_displs[r], recv.begin() + recv_displs[r] + recv_counts[r]);
+  }
+}
+
+void Ranks::abort(const std::string& why) const {
+  std::fprintf(stderr, "fabricsim (rank %d of %d): %s\n", rank_, size_, why.c_str());
+  std::fflush(stderr);
+  if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, 1);
+  std::exit(1);
+}
+
+#else  // one rank: every collective is the identity
+
+bool MpiSession::built_with_mpi() { return false; }
+MpiSession::MpiSession(int*, char***) {}
+MpiSession::~MpiSession() = default;
+Time Ranks::min(Time local) const { return local; }
+Time Ranks::max(Time local) const { return local; }
+std::uint64_t Ranks::sum(std::uint64_t local) const { return local; }
+double Ranks::sum(double local) const { return local; }
+double Ranks::max(double local) const { return local; }
+void Ranks::xor_all(std::vector<std::uint64_t>&) const {}
+void Ranks::exchange(const std::vector<std::vector<std::byte>>& out,
+                     std::vector<std::vector<std::byte>>& in) const {
+  in.assign(out.size(), {});
+}
+void Ranks::abort(const std::string& why) const {
+  std::fprintf(stderr, "fabricsim: %s\n", why.c_str());
+  std::exit(1);
+}
+
+#endif
+
+}  // namespace fabricsim::core
