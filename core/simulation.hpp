@@ -325,14 +325,17 @@ class Simulation {
         edge_ = lookahead_ >= cfg_.end - tmin ? cfg_.end : tmin + lookahead_;
         const auto r0 = Clock::now();
         workers_.run_round(task);
-        if (ranks_) exchange_across_ranks();
         const auto r1 = Clock::now();
         rounds_wall += seconds(r1 - r0);
         tmin = kTimeMax;
         for (std::uint32_t l : local_) tmin = std::min(tmin, lps_[l].next);
-        // The earliest event anywhere, messages sent across ranks included (an LP's `next`
-        // counts what it sent), is the next window's start on every rank alike.
-        if (ranks_) tmin = ranks_->min(tmin);
+        if (ranks_) {
+          exchange_across_ranks();
+          // The earliest event anywhere, messages sent across ranks included (an LP's `next`
+          // counts what it sent), is the next window's start on every rank alike.
+          tmin = ranks_->min(tmin);
+          mpi_s_ += seconds(Clock::now() - r1);
+        }
         if (cfg_.progress && my_rank() == 0 &&
             seconds(r1 - last_report) >= cfg_.progress_every_s) {
           last_report = r1;
@@ -434,6 +437,7 @@ class Simulation {
       if (fe) append(o, fe->data(), fe->size()), fe->clear();
       if (at) append(o, at->data(), at->size()), at->clear();
     }
+    for (const std::vector<std::byte>& b : out_) exchanged_bytes_ += b.size();
     ranks_->exchange(out_, in_);
     for (const std::vector<std::byte>& b : in_) {
       std::size_t pos = 0;
@@ -454,6 +458,7 @@ class Simulation {
   }
   template <class T>
   static void take(const std::vector<std::byte>& in, std::size_t& pos, T* data, std::size_t count) {
+    if (count == 0) return;  // `data` may be null then
     std::memcpy(static_cast<void*>(data), in.data() + pos, count * sizeof(T));
     pos += count * sizeof(T);
   }
@@ -475,6 +480,8 @@ class Simulation {
     s.merge_s = ranks_->sum(s.merge_s);
     s.wait_s = ranks_->sum(s.wait_s);
     s.ranks = ranks_->size();
+    s.mpi_s = ranks_->sum(mpi_s_);
+    s.exchanged_bytes = ranks_->sum(exchanged_bytes_);
     if (cfg_.trace_hash) {
       std::vector<std::uint64_t> h(per_node_.size(), 0);
       for (NodeId n = 0; n < h.size(); ++n) {
@@ -705,6 +712,8 @@ class Simulation {
   std::vector<int> box_rank_;            // by mailbox: its consumer's rank
   std::vector<std::uint32_t> to_other_ranks_;  // mailboxes this rank fills for another
   std::vector<std::vector<std::byte>> out_, in_;  // by rank: a window's exchange
+  double mpi_s_ = 0;                               // in the exchanges and allreduces
+  std::uint64_t exchanged_bytes_ = 0;              // sent to other ranks
   std::vector<WorkerTime> worker_time_;  // by worker thread
   Time lookahead_ = kTimeMax;
   Time min_channel_ = kTimeMax;

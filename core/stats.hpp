@@ -14,6 +14,8 @@ struct KernelStats {
   unsigned threads = 1;   // per MPI rank
   std::uint32_t lps = 1;  // over all ranks
   int ranks = 1;          // MPI processes (core/ranks.hpp)
+  double mpi_s = 0;                  // summed over ranks: exchanging mailboxes, the allreduce
+  std::uint64_t exchanged_bytes = 0;  // sent between ranks, over the run
   Time lookahead = kTimeMax;
   Time end_time = 0;     // simulated time reached
   bool cut_off = false;  // events were still due when the run reached its end time

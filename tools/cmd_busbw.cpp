@@ -41,7 +41,6 @@ int print_busbw(const Scenario& sc, const std::string& csv, const std::string& j
   std::printf("%s", busbw_header(ns).c_str());
   std::fflush(stdout);
   net::RunOptions run = ns.run;
-  run.ranks = &core::Ranks::world();  // under mpirun: every size spans the ranks
   const auto begun = std::chrono::steady_clock::now();
   std::vector<BusbwRow> rows(sizes.size());
   std::string table = busbw_csv_header();

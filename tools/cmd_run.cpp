@@ -75,11 +75,6 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
   }
   const NetScenario& ns = *sc.net;
-  if (ranks.size() > 1 && ns.training) {
-    throw UsageError(
-        "run: training scenarios do not run over MPI ranks yet (flows, collectives and PHOLD "
-        "do); run it without mpirun");
-  }
   if (ns.training) return print_training(sc, out_dir, quiet);
   if (ns.collectives) {
     return print_busbw(sc, out_dir.empty() ? "" : out_dir + "/busbw.csv",
@@ -88,7 +83,6 @@ int cmd_run(const std::vector<std::string>& args) {
   std::printf("%s", describe(sc).c_str());
   net::Network network(ns.topology, ns.network, ns.flows);
   net::RunOptions run = ns.run;
-  run.ranks = &ranks;
   if (progress_wanted(quiet)) run.progress = show_progress;
   const net::NetworkResult r = network.run(run);
   clear_progress();

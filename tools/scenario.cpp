@@ -10,6 +10,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/ranks.hpp"
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/mailbox.hpp"
@@ -379,6 +380,9 @@ Scenario parse(const std::string& text, ParseContext& ctx,
   // Eight LPs per thread leave the scheduler room to balance uneven LPs (S3 at 2 threads: 0.56 s
   // with 4 per thread, 0.49 s with 8); the partitioner clamps to what the topology can use.
   net.run.lps = sc.simulation.lps ? sc.simulation.lps : 8 * sc.simulation.threads;
+  // Under mpirun every network run spans the job's ranks (main() lets through the commands that
+  // gather their results; core/ranks.hpp).
+  net.run.ranks = &core::Ranks::world();
   sc.net = std::move(net);
   return sc;
 }

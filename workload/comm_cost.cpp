@@ -118,6 +118,11 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
                               const net::NetworkConfig& cfg, const collectives::RankLayout& layout,
                               const ExecParams& params, const net::RunOptions& run,
                               CommProgressFn progress, void* progress_ctx) {
+  if (run.ranks && run.ranks->size() > 1) {
+    throw std::invalid_argument(
+        "training.network: isolated runs its communications side by side in one process, not "
+        "over MPI ranks; run it without mpirun, or with training.network: packet");
+  }
   const CommShapes cs = comm_shapes(dag, layout);
   std::vector<Shape> shapes(cs.first.size());
   for (std::size_t k = 0; k < shapes.size(); ++k) {

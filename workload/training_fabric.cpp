@@ -179,6 +179,31 @@ class FabricAgent final : public net::HostApp {
   }
   bool finished() const { return unfinished() == state_.size(); }
 
+  // After a run over MPI ranks: every rank's progress and op timings as the rank that ran its
+  // host's agent left them.
+  void take_owners(const core::Ranks& ranks, const net::Network& network) {
+    const auto mine = [&](std::size_t r) {
+      return network.ran_here(network.host_node(rank_host_[r]));
+    };
+    std::vector<std::uint32_t> done(state_.size());
+    for (std::size_t r = 0; r < done.size(); ++r) done[r] = state_[r].done;
+    ranks.take_owners(done, mine);
+    for (std::size_t r = 0; r < done.size(); ++r) state_[r].done = done[r];
+    std::vector<OpTiming> all;
+    std::vector<std::uint32_t> rank_of;
+    for (std::size_t r = 0; r < out_.ops.size(); ++r) {
+      all.insert(all.end(), out_.ops[r].begin(), out_.ops[r].end());
+      rank_of.insert(rank_of.end(), out_.ops[r].size(), static_cast<std::uint32_t>(r));
+    }
+    ranks.take_owners(all, [&](std::size_t i) { return mine(rank_of[i]); });
+    std::size_t next = 0;
+    for (std::vector<OpTiming>& ops : out_.ops) {
+      std::copy(all.begin() + static_cast<std::ptrdiff_t>(next),
+                all.begin() + static_cast<std::ptrdiff_t>(next + ops.size()), ops.begin());
+      next += ops.size();
+    }
+  }
+
   // `moving`: per communication, when its data started to move (account()).
   TrainingTimeline take(std::vector<Time>& moving) {
     if (const std::uint32_t r = unfinished(); r < state_.size()) {
@@ -462,6 +487,10 @@ FabricTraining run_training_on_fabric(const Dag& dag, const std::vector<Time>& k
 
   FabricTraining out;
   out.net = network.run(run);
+  if (run.ranks && run.ranks->size() > 1) {
+    runner.take_owners(*run.ranks, network);
+    agent.take_owners(*run.ranks, network);
+  }
   if (out.net.kernel.cut_off && !agent.finished()) throw_cut_off(run.end);
   std::vector<Time> moving;
   out.timeline = agent.take(moving);

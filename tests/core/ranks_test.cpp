@@ -1,7 +1,6 @@
 // The kernel over MPI ranks (core/ranks.hpp). ctest runs this under mpirun with 2 and 3 ranks,
 // and once alone (one rank): every rank runs the same cases, each first computing its own
 // single-process reference, and the job's results must equal it bit for bit.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include "core/phold.hpp"
@@ -64,9 +63,4 @@ TEST_CASE("more MPI ranks than logical processes is an error that says so", "[ra
     REQUIRE_THROWS_WITH(run_phold(p), Catch::Contains("1 logical processes for") &&
                                           Catch::Contains("MPI ranks"));
   }
-}
-
-int main(int argc, char** argv) {
-  const MpiSession mpi(&argc, &argv);
-  return Catch::Session().run(argc, argv);
 }

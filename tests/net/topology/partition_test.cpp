@@ -84,3 +84,21 @@ TEST_CASE("min_cross_delay is the shortest link between LPs", "[topology][partit
   CHECK(min_cross_delay(t, partition(t, 4)) == fabric_link().delay);  // not the NIC links
   CHECK_THROWS_AS(min_cross_delay(t, {0, 1}), TopologyError);
 }
+
+TEST_CASE("partition can cut NICs from their switch (more MPI ranks than switch groups)",
+          "[topology][partition]") {
+  const Topology t = fat_tree(two_tier(2, 1));  // 2 leaf groups and a spine
+  REQUIRE(partition_groups(t) == 3);
+  REQUIRE(partition_groups(t, true) == t.nodes.size());  // every node on its own
+  for (std::uint32_t lps : {4u, 7u}) {
+    const std::vector<LpId> lp = partition(t, lps, true);
+    // Every LP used, up to one per node.
+    CHECK(*std::max_element(lp.begin(), lp.end()) + 1 == std::min<std::size_t>(lps, t.nodes.size()));
+    CHECK(lp == partition(t, lps, true));
+    // The shortest link between LPs is now a NIC's.
+    CHECK(min_cross_delay(t, lp) == std::min(nic_link().delay, fabric_link().delay));
+  }
+  // Without the cut the same request stays at the switch groups.
+  const std::vector<LpId> whole = partition(t, 7);
+  CHECK(*std::max_element(whole.begin(), whole.end()) == 2);
+}

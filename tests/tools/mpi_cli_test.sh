@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# fabricsim under mpirun against one process: the same tables, CSVs and results.json (timing
+# lines aside) for flows, a collective and PHOLD, at 2 and 3 ranks with 1 and 2 threads each;
+# and the commands that do not run over ranks yet say so. Usage: mpi_cli_test.sh FABRICSIM MPIEXEC
+set -euo pipefail
+exe=$1
+mpiexec=$2
+# More ranks than cores, as root in CI containers: Open MPI refuses both unless told.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Ranks on one machine: shared memory only (tests/CMakeLists.txt says why).
+export OMPI_MCA_btl=self,vader
+mpirun=("$mpiexec" --oversubscribe)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# The lines that time the run (or say where its files went) differ by nature.
+strip() { grep -v -E '^(wall time|events/s|thread time|threads / LPs|MPI |run: |wrote |# simulated with|bare event list)' "$1" || true; }
+strip_json() { grep -v -E '"(wall_s|events_per_s|(simulation\.)?threads|lps)"' "$1" || true; }
+
+compare() {  # name, then the fabricsim arguments (an --out folder is added where asked)
+  local name=$1 out=$2
+  shift 2
+  local args=("$@")
+  local ref_out=()
+  [ "$out" = out ] && ref_out=(--out "$work/$name.ref")
+  "$exe" "${args[@]}" "${ref_out[@]}" > "$work/$name.ref.txt"
+  for np in 2 3; do
+    for threads in 1 2; do
+      local tag="$name.np$np.t$threads" mine=()
+      [ "$out" = out ] && mine=(--out "$work/$tag")
+      if ! "${mpirun[@]}" -np "$np" "$exe" "${args[@]}" --threads "$threads" "${mine[@]}" \
+          > "$work/$tag.txt" 2> "$work/$tag.err"; then
+        echo "FAIL $tag: exit status $?"; cat "$work/$tag.err"; failures=$((failures + 1)); continue
+      fi
+      if ! diff <(strip "$work/$name.ref.txt") <(strip "$work/$tag.txt") > "$work/$tag.diff"; then
+        echo "FAIL $tag: stdout differs from one process"; head -20 "$work/$tag.diff"
+        failures=$((failures + 1))
+      fi
+      if [ "$out" = out ]; then
+        for f in "$work/$name.ref"/*.csv; do
+          cmp -s "$f" "$work/$tag/$(basename "$f")" ||
+            { echo "FAIL $tag: $(basename "$f") differs"; failures=$((failures + 1)); }
+        done
+        diff -q <(strip_json "$work/$name.ref/results.json") <(strip_json "$work/$tag/results.json") \
+          > /dev/null || { echo "FAIL $tag: results.json differs"; failures=$((failures + 1)); }
+      fi
+    done
+  done
+  echo "ok $name"
+}
+
+# Flows on a fat tree with HPCC (telemetry crosses ranks as FIFO attachments).
+compare incast out run scenarios/examples/incast_hpcc.yaml -q
+# A collective on one switch: ranks cut the NICs from it.
+compare busbw none busbw scenarios/quickstart.yaml -e 1MiB -q
+compare phold none bench phold --nodes 512 --end 30us --lps 6 --trace-hash
+
+refused() {  # what, expected words, command
+  local what=$1 words=$2
+  shift 2
+  local status=0
+  "${mpirun[@]}" -np 2 "$exe" "$@" > "$work/refused.txt" 2>&1 || status=$?
+  if [ "$status" -eq 0 ] || ! grep -q "$words" "$work/refused.txt"; then
+    echo "FAIL $what: exit status $status, expected a refusal naming '$words'"
+    cat "$work/refused.txt"; failures=$((failures + 1))
+  else
+    echo "ok $what refused"
+  fi
+}
+refused validate "does not run over MPI ranks yet" validate --dataset allreduce_dgx-h100_8gpu_nvswitch
+refused training "training scenarios do not run over MPI ranks yet" run scenarios/examples/training_3d_single.yaml
+refused "busbw --jobs" "leave --jobs at 1" busbw scenarios/quickstart.yaml --jobs 2
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
