@@ -1,5 +1,6 @@
 #include "core/ranks.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -97,27 +98,39 @@ void Ranks::xor_all(std::vector<std::uint64_t>& v) const {
 }
 
 void Ranks::exchange(const std::vector<std::vector<std::byte>>& out,
-                     std::vector<std::vector<std::byte>>& in) const {
+                     std::vector<std::vector<std::byte>>& in, Time& t) const {
   const auto n = static_cast<std::size_t>(size_);
   if (out.size() != n) throw std::logic_error("Ranks::exchange: one buffer per rank");
   in.resize(n);
   if (size_ == 1) return;
-  // Sizes first, then the bytes in one all-to-all: one message per pair of ranks per window.
+  // Sizes (with `t`, and what this rank sends in all) first, then the bytes in one all-to-all,
+  // unless no rank sends any: one or two collectives per window.
+  std::vector<std::int64_t> heads(3 * n), got(3 * n);
+  std::int64_t sending = 0;
+  for (const std::vector<std::byte>& b : out) sending += static_cast<std::int64_t>(b.size());
   std::vector<int> send_counts(n), recv_counts(n), send_displs(n), recv_displs(n);
   std::vector<std::byte> send;
   for (std::size_t r = 0; r < n; ++r) {
     send_displs[r] = static_cast<int>(send.size());
     send_counts[r] = static_cast<int>(out[r].size());
+    heads[3 * r] = send_counts[r];
+    heads[3 * r + 1] = t;
+    heads[3 * r + 2] = sending;
     send.insert(send.end(), out[r].begin(), out[r].end());
   }
-  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT,
-                     MPI_COMM_WORLD),
+  check(MPI_Alltoall(heads.data(), 3, MPI_INT64_T, got.data(), 3, MPI_INT64_T, MPI_COMM_WORLD),
         "MPI_Alltoall");
   std::size_t total = 0;
+  std::int64_t anyone = 0;
   for (std::size_t r = 0; r < n; ++r) {
+    recv_counts[r] = static_cast<int>(got[3 * r]);
+    t = std::min<Time>(t, got[3 * r + 1]);
+    anyone += got[3 * r + 2];
     recv_displs[r] = static_cast<int>(total);
     total += static_cast<std::size_t>(recv_counts[r]);
   }
+  for (std::vector<std::byte>& b : in) b.clear();
+  if (anyone == 0) return;
   std::vector<std::byte> recv(total);
   check(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_BYTE, recv.data(),
                       recv_counts.data(), recv_displs.data(), MPI_BYTE, MPI_COMM_WORLD),
@@ -146,7 +159,7 @@ double Ranks::sum(double local) const { return local; }
 double Ranks::max(double local) const { return local; }
 void Ranks::xor_all(std::vector<std::uint64_t>&) const {}
 void Ranks::exchange(const std::vector<std::vector<std::byte>>& out,
-                     std::vector<std::vector<std::byte>>& in) const {
+                     std::vector<std::vector<std::byte>>& in, Time&) const {
   in.assign(out.size(), {});
 }
 void Ranks::abort(const std::string& why) const {

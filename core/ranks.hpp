@@ -49,9 +49,10 @@ class Ranks {
       std::memcpy(static_cast<void*>(&items[i]), bytes + i * sizeof(T), sizeof(T));
     }
   }
-  // Sends out[r] to rank r (nothing to itself) and fills in[r] with what rank r sent here.
+  // Sends out[r] to rank r (nothing to itself) and fills in[r] with what rank r sent here; `t`
+  // becomes the least of every rank's `t` on the way (min() without a collective of its own).
   void exchange(const std::vector<std::vector<std::byte>>& out,
-                std::vector<std::vector<std::byte>>& in) const;
+                std::vector<std::vector<std::byte>>& in, Time& t) const;
   // A rank that cannot go on stops the whole job (the others would wait at the next exchange
   // forever): prints `why` on standard error and aborts every rank.
   [[noreturn]] void abort(const std::string& why) const;

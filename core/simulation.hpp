@@ -330,10 +330,10 @@ class Simulation {
         tmin = kTimeMax;
         for (std::uint32_t l : local_) tmin = std::min(tmin, lps_[l].next);
         if (ranks_) {
-          exchange_across_ranks();
           // The earliest event anywhere, messages sent across ranks included (an LP's `next`
-          // counts what it sent), is the next window's start on every rank alike.
-          tmin = ranks_->min(tmin);
+          // counts what it sent), is the next window's start on every rank alike: the exchange
+          // takes the least over the ranks.
+          exchange_across_ranks(tmin);
           mpi_s_ += seconds(Clock::now() - r1);
         }
         if (cfg_.progress && my_rank() == 0 &&
@@ -419,7 +419,7 @@ class Simulation {
   // one buffer per rank (box number, the three counts, then the records as they are), and what
   // the other ranks wrote for this rank's LPs lands in the same boxes here, ready to be drained
   // in the next round exactly as a box filled by a thread of this process would be.
-  void exchange_across_ranks() {
+  void exchange_across_ranks(Time& tmin) {
     const auto n = static_cast<std::size_t>(ranks_->size());
     out_.resize(n);
     for (std::vector<std::byte>& b : out_) b.clear();
@@ -438,7 +438,7 @@ class Simulation {
       if (at) append(o, at->data(), at->size()), at->clear();
     }
     for (const std::vector<std::byte>& b : out_) exchanged_bytes_ += b.size();
-    ranks_->exchange(out_, in_);
+    ranks_->exchange(out_, in_, tmin);
     for (const std::vector<std::byte>& b : in_) {
       std::size_t pos = 0;
       while (pos < b.size()) {

@@ -150,6 +150,10 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   row.channels = plan.channels;
   row.events = r.net.kernel.events;
   row.wall_s = r.net.kernel.wall_s;
+  row.ranks = r.net.kernel.ranks;
+  row.windows = r.net.kernel.windows;
+  row.exchanged_bytes = r.net.kernel.exchanged_bytes;
+  row.mpi_s = r.net.kernel.mpi_s;
   return row;
 }
 
@@ -205,6 +209,17 @@ std::string busbw_footer(const std::vector<BusbwRow>& rows, unsigned at_once, do
     out += fmt::format("# simulated with {} events in {:.2f} s ({:.2f} M events/s)", events, wall,
                        wall > 0 ? static_cast<double>(events) / wall / 1e6 : 0.0);
     out += at_once > 1 ? fmt::format(", {} sizes at once: {:.2f} s\n", at_once, elapsed_s) : "\n";
+    if (rows.front().ranks > 1) {
+      std::uint64_t windows = 0, bytes = 0;
+      double mpi = 0;
+      for (const BusbwRow& r : rows) windows += r.windows, bytes += r.exchanged_bytes, mpi += r.mpi_s;
+      out += fmt::format(
+          "# MPI: {} ranks exchanged {:.3g} MB, {:.0f} bytes per window; {:.1f}% of their wall "
+          "time in MPI\n",
+          rows.front().ranks, double(bytes) / 1e6,
+          windows ? double(bytes) / double(windows) : 0.0,
+          wall > 0 ? 100.0 * mpi / (wall * rows.front().ranks) : 0.0);
+    }
   } else {
     out += "# analytical: NCCL's tuning model, no network run\n";
   }

@@ -21,6 +21,10 @@ struct BusbwRow {
   int channels = 0;
   std::uint64_t events = 0;
   double wall_s = 0;  // the kernel's run time for this size
+  // Over MPI ranks (core/ranks.hpp): how many, and what their exchanges took.
+  int ranks = 1;
+  std::uint64_t windows = 0, exchanged_bytes = 0;
+  double mpi_s = 0;  // summed over the ranks
 };
 
 // The sizes nccl-tests visits for -b min -e max -f factor, each rounded down to whole
