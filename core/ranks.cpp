@@ -34,11 +34,11 @@ void check(int rc, const char* what) {
 
 }  // namespace
 
-const Ranks& Ranks::world() { return world_ranks(); }
+const Ranks& Ranks::world() {
+  return world_ranks();
+}
 
 #if FABRICSIM_HAVE_MPI
-
-bool MpiSession::built_with_mpi() { return true; }
 
 MpiSession::MpiSession(int* argc, char*** argv) {
   if (!launched_by_mpirun()) return;
@@ -149,14 +149,23 @@ void Ranks::abort(const std::string& why) const {
 
 #else  // one rank: every collective is the identity
 
-bool MpiSession::built_with_mpi() { return false; }
 MpiSession::MpiSession(int*, char***) {}
 MpiSession::~MpiSession() = default;
-Time Ranks::min(Time local) const { return local; }
-Time Ranks::max(Time local) const { return local; }
-std::uint64_t Ranks::sum(std::uint64_t local) const { return local; }
-double Ranks::sum(double local) const { return local; }
-double Ranks::max(double local) const { return local; }
+Time Ranks::min(Time local) const {
+  return local;
+}
+Time Ranks::max(Time local) const {
+  return local;
+}
+std::uint64_t Ranks::sum(std::uint64_t local) const {
+  return local;
+}
+double Ranks::sum(double local) const {
+  return local;
+}
+double Ranks::max(double local) const {
+  return local;
+}
 void Ranks::xor_all(std::vector<std::uint64_t>&) const {}
 void Ranks::exchange(const std::vector<std::vector<std::byte>>& out,
                      std::vector<std::vector<std::byte>>& in, Time&) const {

@@ -72,7 +72,6 @@ class MpiSession {
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
-  static bool built_with_mpi();
 
  private:
   [[maybe_unused]] bool started_ = false;  // used only in builds with MPI

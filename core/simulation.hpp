@@ -27,8 +27,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -336,8 +336,7 @@ class Simulation {
           exchange_across_ranks(tmin);
           mpi_s_ += seconds(Clock::now() - r1);
         }
-        if (cfg_.progress && my_rank() == 0 &&
-            seconds(r1 - last_report) >= cfg_.progress_every_s) {
+        if (cfg_.progress && my_rank() == 0 && seconds(r1 - last_report) >= cfg_.progress_every_s) {
           last_report = r1;
           Progress p{std::min(tmin, cfg_.end), cfg_.end, 0, seconds(r1 - start)};
           for (std::uint32_t l : local_) p.events += lps_[l].events;  // this rank's
@@ -412,8 +411,12 @@ class Simulation {
   static int rank_of(LpId lp, LpId lps, const Ranks& ranks) {
     return static_cast<int>(std::uint64_t{lp} * static_cast<std::uint64_t>(ranks.size()) / lps);
   }
-  int rank_of(LpId lp, LpId lps) const { return ranks_ ? rank_of(lp, lps, *ranks_) : 0; }
-  int my_rank() const { return ranks_ ? ranks_->rank() : 0; }
+  int rank_of(LpId lp, LpId lps) const {
+    return ranks_ ? rank_of(lp, lps, *ranks_) : 0;
+  }
+  int my_rank() const {
+    return ranks_ ? ranks_->rank() : 0;
+  }
 
   // After a round: every mailbox written here for an LP of another rank goes to that rank, in
   // one buffer per rank (box number, the three counts, then the records as they are), and what
@@ -434,8 +437,14 @@ class Simulation {
       append(o, counts, 4);
       append(o, ev.data(), ev.size());
       ev.clear();
-      if (fe) append(o, fe->data(), fe->size()), fe->clear();
-      if (at) append(o, at->data(), at->size()), at->clear();
+      if (fe) {
+        append(o, fe->data(), fe->size());
+        fe->clear();
+      }
+      if (at) {
+        append(o, at->data(), at->size());
+        at->clear();
+      }
     }
     for (const std::vector<std::byte>& b : out_) exchanged_bytes_ += b.size();
     ranks_->exchange(out_, in_, tmin);
@@ -705,16 +714,16 @@ class Simulation {
 #ifndef NDEBUG
   std::vector<std::vector<std::pair<NodeId, Time>>> channels_;  // by node: (peer, min delay)
 #endif
-  std::vector<std::uint32_t> order_;     // this rank's LPs, heaviest first
-  const Ranks* ranks_ = nullptr;         // an MPI job of more than one rank, else nullptr
-  std::vector<int> rank_of_lp_;          // by LP
-  std::vector<std::uint32_t> local_;     // the LPs this rank runs
-  std::vector<int> box_rank_;            // by mailbox: its consumer's rank
-  std::vector<std::uint32_t> to_other_ranks_;  // mailboxes this rank fills for another
+  std::vector<std::uint32_t> order_;              // this rank's LPs, heaviest first
+  const Ranks* ranks_ = nullptr;                  // an MPI job of more than one rank, else nullptr
+  std::vector<int> rank_of_lp_;                   // by LP
+  std::vector<std::uint32_t> local_;              // the LPs this rank runs
+  std::vector<int> box_rank_;                     // by mailbox: its consumer's rank
+  std::vector<std::uint32_t> to_other_ranks_;     // mailboxes this rank fills for another
   std::vector<std::vector<std::byte>> out_, in_;  // by rank: a window's exchange
-  double mpi_s_ = 0;                               // in the exchanges and allreduces
-  std::uint64_t exchanged_bytes_ = 0;              // sent to other ranks
-  std::vector<WorkerTime> worker_time_;  // by worker thread
+  double mpi_s_ = 0;                              // in the exchanges and allreduces
+  std::uint64_t exchanged_bytes_ = 0;             // sent to other ranks
+  std::vector<WorkerTime> worker_time_;           // by worker thread
   Time lookahead_ = kTimeMax;
   Time min_channel_ = kTimeMax;
   Time edge_ = 0;

@@ -8,13 +8,13 @@
 namespace fabricsim::core {
 
 struct KernelStats {
-  std::uint64_t events = 0;          // handler calls
-  std::uint64_t windows = 0;         // synchronisation rounds
-  std::uint64_t mailbox_events = 0;  // events that crossed logical processes
-  unsigned threads = 1;   // per MPI rank
-  std::uint32_t lps = 1;  // over all ranks
-  int ranks = 1;          // MPI processes (core/ranks.hpp)
-  double mpi_s = 0;                  // summed over ranks: exchanging mailboxes, the allreduce
+  std::uint64_t events = 0;           // handler calls
+  std::uint64_t windows = 0;          // synchronisation rounds
+  std::uint64_t mailbox_events = 0;   // events that crossed logical processes
+  unsigned threads = 1;               // per MPI rank
+  std::uint32_t lps = 1;              // over all ranks
+  int ranks = 1;                      // MPI processes (core/ranks.hpp)
+  double mpi_s = 0;                   // summed over ranks: exchanging mailboxes, the allreduce
   std::uint64_t exchanged_bytes = 0;  // sent between ranks, over the run
   Time lookahead = kTimeMax;
   Time end_time = 0;     // simulated time reached

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/time.hpp"
 #include "core/ranks.hpp"
+#include "core/time.hpp"
 #include "net/cc/congestion_control.hpp"
 #include "net/config.hpp"
 #include "net/packet.hpp"

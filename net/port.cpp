@@ -114,7 +114,7 @@ void Ports::take_owners(const core::Ranks& ranks, const std::vector<char>& mine)
   }
   for (std::size_t i = 0; i < ports_.size(); ++i) {
     const Port& p = ports_[i];
-    ends[i] = End{p.stats,        p.free_at,      p.frame_start,          p.data_until,
+    ends[i] = End{p.stats,         p.free_at,      p.frame_start, p.data_until,
                   p.queue_changed, p.paused_until, p.pause_began, p.queued[kDataClass]};
   }
   ranks.take_owners(ends, [&](std::size_t i) { return port_mine[i] != 0; });

@@ -212,12 +212,12 @@ std::string busbw_footer(const std::vector<BusbwRow>& rows, unsigned at_once, do
     if (rows.front().ranks > 1) {
       std::uint64_t windows = 0, bytes = 0;
       double mpi = 0;
-      for (const BusbwRow& r : rows) windows += r.windows, bytes += r.exchanged_bytes, mpi += r.mpi_s;
+      for (const BusbwRow& r : rows)
+        windows += r.windows, bytes += r.exchanged_bytes, mpi += r.mpi_s;
       out += fmt::format(
           "# MPI: {} ranks exchanged {:.3g} MB, {:.0f} bytes per window; {:.1f}% of their wall "
           "time in MPI\n",
-          rows.front().ranks, double(bytes) / 1e6,
-          windows ? double(bytes) / double(windows) : 0.0,
+          rows.front().ranks, double(bytes) / 1e6, windows ? double(bytes) / double(windows) : 0.0,
           wall > 0 ? 100.0 * mpi / (wall * rows.front().ranks) : 0.0);
     }
   } else {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "collectives/call.hpp"
-#include "core/ranks.hpp"
 #include "core/parallel.hpp"
+#include "core/ranks.hpp"
 #include "tools/busbw.hpp"
 #include "tools/cli_args.hpp"
 #include "tools/commands.hpp"

@@ -10,11 +10,11 @@
 #include <numeric>
 #include <sstream>
 
-#include "core/ranks.hpp"
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/mailbox.hpp"
 #include "core/phold.hpp"
+#include "core/ranks.hpp"
 #include "net/flows.hpp"
 #include "net/memory.hpp"
 #include "tools/scenario_parts.hpp"

@@ -1,4 +1,4 @@
-// The kernel over MPI ranks (core/ranks.hpp). ctest runs this under mpirun with 2 and 3 ranks,
+// The kernel over MPI ranks (core/ranks.hpp). ctest runs this under mpirun with 2 and 4 ranks,
 // and once alone (one rank): every rank runs the same cases, each first computing its own
 // single-process reference, and the job's results must equal it bit for bit.
 #include <catch2/catch.hpp>
@@ -35,6 +35,7 @@ TEST_CASE("FIFO channels and their attachments cross MPI ranks in order", "[rank
   const auto reference = fabricsim::core::test::run_streams(true, {0, 0, 0, 0}, 1, &reference_hash);
   const Ranks& ranks = Ranks::world();
   for (const auto& [lps, threads] : {std::pair<std::vector<LpId>, unsigned>{{0, 1, 2, 3}, 1},
+                                     {{0, 1, 2, 3}, 2},
                                      {{0, 0, 1, 1}, 2},
                                      {{0, 1, 2, 2}, 1}}) {
     const LpId n_lps = lps.back() + 1;
@@ -60,7 +61,7 @@ TEST_CASE("more MPI ranks than logical processes is an error that says so", "[ra
   if (Ranks::world().size() == 1) {
     REQUIRE(run_phold(p).stats.events > 0);
   } else {
-    REQUIRE_THROWS_WITH(run_phold(p), Catch::Contains("1 logical processes for") &&
-                                          Catch::Contains("MPI ranks"));
+    REQUIRE_THROWS_WITH(run_phold(p),
+                        Catch::Contains("1 logical processes for") && Catch::Contains("MPI ranks"));
   }
 }

@@ -38,8 +38,8 @@ struct Streams {
 
   void emit(Context<Streams>& ctx, std::uint32_t n) {
     // Delay kStreamDelay plus a jitter, but never before the previous message of this stream.
-    const Time at =
-        std::max(ctx.now() + kStreamDelay + Time(ctx.rng().below(5)) * kNanosecond, last_arrival[ctx.node()]);
+    const Time at = std::max(ctx.now() + kStreamDelay + Time(ctx.rng().below(5)) * kNanosecond,
+                             last_arrival[ctx.node()]);
     last_arrival[ctx.node()] = at;
     const NodeId to = (ctx.node() + 1) % kNodes;
     if (fifo) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # fabricsim under mpirun against one process: the same tables, CSVs and results.json (timing
-# lines aside) for flows, a collective, PHOLD and a training iteration, at 2 ranks with 1 and 2
-# threads each and at 3 ranks (tests/core/ranks_test.cpp covers the kernel at 3 ranks x 2
-# threads); and the commands that do not run over ranks yet say so.
+# lines aside) for flows, collectives (SimAI's S1 and S2, a busbw table), PHOLD and a training
+# iteration, at 2 ranks with 1 and 2 threads each and at 4 ranks (tests/core/ranks_test.cpp
+# covers the kernel at 4 ranks x 2 threads); and the commands that do not run over ranks yet say
+# so.
 # Usage: mpi_cli_test.sh FABRICSIM MPIEXEC
 set -euo pipefail
 exe=$1
@@ -29,7 +30,7 @@ compare() {  # name, then the fabricsim arguments (an --out folder is added wher
   local ref_out=()
   [ "$out" = out ] && ref_out=(--out "$work/$name.ref")
   "$exe" "${args[@]}" "${ref_out[@]}" > "$work/$name.ref.txt"
-  for run in 2:1 2:2 3:1; do
+  for run in 2:1 2:2 4:1; do
     local np=${run%:*} threads=${run#*:}
     local tag="$name.np$np.t$threads" mine=()
     [ "$out" = out ] && mine=(--out "$work/$tag")
@@ -56,7 +57,9 @@ compare() {  # name, then the fabricsim arguments (an --out folder is added wher
 
 # Flows on a fat tree with HPCC (telemetry crosses ranks as FIFO attachments).
 compare incast out run scenarios/examples/incast_hpcc.yaml -q
-# A collective on one switch: ranks cut the NICs from it.
+# Collectives: SimAI's S1 and S2, and a table on one switch (ranks cut the NICs from it).
+compare s1 none run scenarios/bench/simai_s1.yaml -q
+compare s2 none run scenarios/bench/simai_s2.yaml -q
 compare busbw none busbw scenarios/quickstart.yaml -e 1MiB -q
 compare phold none bench phold --nodes 512 --end 30us --lps 6 --trace-hash
 # A training iteration on the shared fabric (ops.csv, ports.csv, trace.json).

@@ -93,7 +93,8 @@ TEST_CASE("partition can cut NICs from their switch (more MPI ranks than switch 
   for (std::uint32_t lps : {4u, 7u}) {
     const std::vector<LpId> lp = partition(t, lps, true);
     // Every LP used, up to one per node.
-    CHECK(*std::max_element(lp.begin(), lp.end()) + 1 == std::min<std::size_t>(lps, t.nodes.size()));
+    CHECK(*std::max_element(lp.begin(), lp.end()) + 1 ==
+          std::min<std::size_t>(lps, t.nodes.size()));
     CHECK(lp == partition(t, lps, true));
     // The shortest link between LPs is now a NIC's.
     CHECK(min_cross_delay(t, lp) == std::min(nic_link().delay, fabric_link().delay));
