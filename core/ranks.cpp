@@ -55,39 +55,31 @@ MpiSession::~MpiSession() {
   if (started_) MPI_Finalize();
 }
 
+namespace {
+
+template <class T>
+T reduce(T local, MPI_Datatype type, MPI_Op op) {
+  T out{};
+  check(MPI_Allreduce(&local, &out, 1, type, op, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+}
+
+}  // namespace
+
 Time Ranks::min(Time local) const {
-  if (size_ == 1) return local;
-  Time out = 0;
-  check(MPI_Allreduce(&local, &out, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out;
+  return size_ == 1 ? local : reduce(local, MPI_INT64_T, MPI_MIN);
 }
-
 Time Ranks::max(Time local) const {
-  if (size_ == 1) return local;
-  Time out = 0;
-  check(MPI_Allreduce(&local, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out;
+  return size_ == 1 ? local : reduce(local, MPI_INT64_T, MPI_MAX);
 }
-
 std::uint64_t Ranks::sum(std::uint64_t local) const {
-  if (size_ == 1) return local;
-  std::uint64_t out = 0;
-  check(MPI_Allreduce(&local, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out;
+  return size_ == 1 ? local : reduce(local, MPI_UINT64_T, MPI_SUM);
 }
-
 double Ranks::sum(double local) const {
-  if (size_ == 1) return local;
-  double out = 0;
-  check(MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out;
+  return size_ == 1 ? local : reduce(local, MPI_DOUBLE, MPI_SUM);
 }
-
 double Ranks::max(double local) const {
-  if (size_ == 1) return local;
-  double out = 0;
-  check(MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out;
+  return size_ == 1 ? local : reduce(local, MPI_DOUBLE, MPI_MAX);
 }
 
 void Ranks::xor_all(std::vector<std::uint64_t>& v) const {
