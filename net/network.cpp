@@ -159,9 +159,8 @@ NetworkResult Network::run(const RunOptions& opt) {
   const std::uint32_t lps = flow_level() ? 1 : std::max({1u, opt.lps, ranks});
   if (ranks > 1 && partition_groups(topo_, true) < ranks) {
     throw std::invalid_argument(
-        fmt::format("{} MPI ranks for a network of {} nodes: run it on at "
-                    "most {}",
-                    ranks, topo_.nodes.size(), topo_.nodes.size()));
+        fmt::format("{} MPI ranks for a network of {} nodes: run it on at most {}", ranks,
+                    topo_.nodes.size(), topo_.nodes.size()));
   }
   sc.lp_of_node = partition(topo_, lps, split_nics);
   // A host agent lives with one of its NICs, so some of the NIC events it exchanges stay on one

@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
 #endif
   // Under mpirun, MPI for the whole process (core/ranks.hpp); otherwise nothing happens.
   const core::MpiSession mpi(&argc, &argv);
-  // Every rank meets the same errors of the command line and the scenario: rank 0 says them
-  // (a rank failing on its own during a run says so itself, core::Ranks::abort).
-  // Every rank holds the whole run's results after it: rank 0 prints them.
+  // Every rank meets the same errors of the command line and the scenario, and holds the whole
+  // run's results after it: rank 0 says and prints them (a rank failing on its own during a run
+  // says so itself, core::Ranks::abort).
   if (core::Ranks::world().rank() != 0) {
     std::cerr.rdbuf(nullptr);
     if (std::freopen("/dev/null", "w", stdout) == nullptr) return 1;
