@@ -1,9 +1,10 @@
 #pragma once
 // The processes of an MPI job. Every rank builds the same simulation and runs a block of its
 // logical processes; what crosses ranks (the mailboxes between their LPs) is exchanged at the
-// window barrier, and the window's lower bound is an allreduce (SST's and ns-3's way: the same
-// window algorithm, not a second kernel). A process that mpirun did not start, or a build
-// without MPI (FABRICSIM_MPI off), is one rank, and every call here is local.
+// window barrier, together with each rank's earliest pending time, whose least over the ranks
+// starts the next window (SST's and ns-3's way: the same window algorithm, not a second kernel). A
+// process that mpirun did not start, or a build without MPI (FABRICSIM_MPI off), is one rank, and
+// every call here is local.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -492,11 +492,9 @@ class Simulation {
     s.mpi_s = ranks_->sum(mpi_s_);
     s.exchanged_bytes = ranks_->sum(exchanged_bytes_);
     if (cfg_.trace_hash) {
-      std::vector<std::uint64_t> h(per_node_.size(), 0);
-      for (NodeId n = 0; n < h.size(); ++n) {
-        if (rank_of_lp_[cfg_.lp_of_node[n]] == my_rank()) h[n] = per_node_[n].hash;
-      }
-      ranks_->xor_all(h);
+      std::vector<std::uint64_t> h(per_node_.size());
+      for (NodeId n = 0; n < h.size(); ++n) h[n] = per_node_[n].hash;
+      ranks_->take_owners(h, [this](std::size_t n) { return owns(static_cast<NodeId>(n)); });
       for (NodeId n = 0; n < h.size(); ++n) per_node_[n].hash = h[n];
     }
   }

@@ -150,10 +150,15 @@ NetworkResult Network::run(const RunOptions& opt) {
   core::SimConfig sc;
   const std::size_t hosts = app_ ? topo_.hosts.size() : 0;
   sc.nodes = static_cast<std::uint32_t>(topo_.nodes.size() + hosts);
+  const std::uint32_t ranks = opt.ranks ? std::uint32_t(opt.ranks->size()) : 1;
+  if (flow_level() && ranks > 1) {
+    throw std::invalid_argument(
+        "the flow level runs on one logical process (its shares couple every flow): it cannot "
+        "be spread over MPI ranks; run it without mpirun");
+  }
   // Over MPI ranks every rank needs an LP: a topology with fewer switch groups than ranks (one
   // switch, two leaves) is cut between the NICs and their switch instead, at the cost of a
   // shorter lookahead (a NIC link's delay); results are the same for any partition.
-  const std::uint32_t ranks = opt.ranks && !flow_level() ? std::uint32_t(opt.ranks->size()) : 1;
   const bool split_nics = ranks > 1 && partition_groups(topo_) < ranks;
   // The flow level's shares couple every flow crossing a common link: one LP holds them all.
   const std::uint32_t lps = flow_level() ? 1 : std::max({1u, opt.lps, ranks});
@@ -186,11 +191,6 @@ NetworkResult Network::run(const RunOptions& opt) {
   sc.progress = opt.progress;
   sc.progress_ctx = opt.progress_ctx;
   sc.ranks = opt.ranks;
-  if (flow_level() && opt.ranks && opt.ranks->size() > 1) {
-    throw std::invalid_argument(
-        "the flow level runs on one logical process (its shares couple every flow): it cannot "
-        "be spread over MPI ranks; run it without mpirun");
-  }
   // The flow level delivers a message from wherever its flow's shares were computed straight to
   // the receiving host's agent, never sooner than the host-NIC delay.
   if (flow_level() && app_) sc.any_to_any_delay = host_delay_;
@@ -221,7 +221,7 @@ NetworkResult Network::run(const RunOptions& opt) {
 
   NetworkResult r;
   r.kernel = sim.run();
-  if (opt.ranks && opt.ranks->size() > 1) {
+  if (ranks > 1) {
     mine_.resize(sc.nodes);
     for (NodeId v = 0; v < mine_.size(); ++v) mine_[v] = sim.owns(v);
     take_owners(*opt.ranks, mine_);
