@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #if FABRICSIM_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -16,6 +18,12 @@ namespace {
 Ranks& world_ranks() {
   static Ranks w;
   return w;
+}
+
+// Where abort() writes: standard error, or the copy of it that quiet_followers() kept.
+std::FILE*& abort_stream() {
+  static std::FILE* f = stderr;
+  return f;
 }
 
 #if FABRICSIM_HAVE_MPI
@@ -36,6 +44,19 @@ void check(int rc, const char* what) {
 
 const Ranks& Ranks::world() {
   return world_ranks();
+}
+
+void Ranks::quiet_followers() const {
+  if (rank_ == 0) return;
+  const int kept = dup(fileno(stderr));
+  if (kept >= 0) {
+    if (std::FILE* f = fdopen(kept, "w")) abort_stream() = f;
+  }
+  // freopen keeps the FILE objects, so std::cout and std::cerr (synchronised with them) follow.
+  if (std::freopen("/dev/null", "w", stdout) == nullptr ||
+      std::freopen("/dev/null", "w", stderr) == nullptr) {
+    throw std::runtime_error("cannot redirect a follower rank's output to /dev/null");
+  }
 }
 
 #if FABRICSIM_HAVE_MPI
@@ -133,8 +154,8 @@ void Ranks::exchange(const std::vector<std::vector<std::byte>>& out,
 }
 
 void Ranks::abort(const std::string& why) const {
-  std::fprintf(stderr, "fabricsim (rank %d of %d): %s\n", rank_, size_, why.c_str());
-  std::fflush(stderr);
+  std::fprintf(abort_stream(), "fabricsim (rank %d of %d): %s\n", rank_, size_, why.c_str());
+  std::fflush(abort_stream());
   if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, 1);
   std::exit(1);
 }

@@ -57,6 +57,9 @@ class Ranks {
   // A rank that cannot go on stops the whole job (the others would wait at the next exchange
   // forever): prints `why` on standard error and aborts every rank.
   [[noreturn]] void abort(const std::string& why) const;
+  // Every rank meets the same errors and ends with the same results: on ranks other than 0,
+  // standard output and standard error go nowhere from here on (abort() still speaks).
+  void quiet_followers() const;
 
  private:
   friend class MpiSession;

@@ -2,7 +2,7 @@
 # Second command of the README (and what CI runs): set up, build, and run the whole test suite:
 #   1. release build, every test;
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build (assertions on), every test but the
-#      `accuracy` label (minutes of simulation, already run by the release stage);
+#      `accuracy` and `long` labels (minutes of simulation, already run by the release stage);
 #   3. ThreadSanitizer build: the tests labelled `kernel` (the parallel kernel) and every
 #      multithreaded determinism test of the models built on it;
 #   4. libFuzzer harnesses of the input readers (clang, ASan + UBSan), a fixed number of
@@ -29,10 +29,11 @@ for stage in $stages; do
     # shellcheck disable=SC2086
     ctest --preset tsan -j "$jobs" -R "every thread count and partition" ${FABRICSIM_CTEST_ARGS:-}
   else
-    # Accuracy runs minutes of simulation: once, in the optimized build. The `scale` label
+    # Accuracy runs minutes of simulation, `long` whole benchmark cases several times: once, in
+    # the optimized build. The `scale` label
     # (cluster-scale validation cases, tens of minutes) is left to `ctest -L scale`.
     exclude=(-LE scale)
-    [ "$stage" = release ] || exclude=(-LE "accuracy|scale")
+    [ "$stage" = release ] || exclude=(-LE "accuracy|long|scale")
     # shellcheck disable=SC2086
     ctest --preset "$stage" -j "$jobs" "${exclude[@]}" ${FABRICSIM_CTEST_ARGS:-}
   fi

@@ -60,11 +60,8 @@ int main(int argc, char** argv) {
   // Every rank meets the same errors of the command line and the scenario, and holds the whole
   // run's results after it: rank 0 says and prints them (a rank failing on its own during a run
   // says so itself, core::Ranks::abort).
-  if (core::Ranks::world().rank() != 0) {
-    std::cerr.rdbuf(nullptr);
-    if (std::freopen("/dev/null", "w", stdout) == nullptr) return 1;
-  }
   try {
+    core::Ranks::world().quiet_followers();
     po::options_description global("global options");
     std::string level = "warn", command, max_memory;
     global.add_options()("help,h", "show help")("version", "print the version")(

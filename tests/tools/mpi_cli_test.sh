@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # fabricsim under mpirun against one process: the same tables, CSVs and results.json (timing
 # lines aside) for flows, collectives (SimAI's S1 and S2, a busbw table), PHOLD and a training
-# iteration, at 2 ranks with 1 and 2 threads each and at 4 ranks (tests/core/ranks_test.cpp
-# covers the kernel at 4 ranks x 2 threads); and the commands that do not run over ranks yet say
-# so.
-# Usage: mpi_cli_test.sh FABRICSIM MPIEXEC
+# iteration, at 2 and 4 ranks with 1 and 2 threads each; and the commands that do not run over
+# ranks yet say so. The set `large` runs SimAI's S3 and S4 the same way instead (seconds each,
+# so the sanitizer stages leave it out by its label).
+# Usage: mpi_cli_test.sh FABRICSIM MPIEXEC [quick|large]
 set -euo pipefail
 exe=$1
 mpiexec=$2
+set_name=${3:-quick}
 # More ranks than cores, as root in CI containers: Open MPI refuses both unless told.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Ranks on one machine: shared memory only (tests/CMakeLists.txt says why).
@@ -30,7 +31,7 @@ compare() {  # name, then the fabricsim arguments (an --out folder is added wher
   local ref_out=()
   [ "$out" = out ] && ref_out=(--out "$work/$name.ref")
   "$exe" "${args[@]}" "${ref_out[@]}" > "$work/$name.ref.txt"
-  for run in 2:1 2:2 4:1; do
+  for run in 2:1 2:2 4:1 4:2; do
     local np=${run%:*} threads=${run#*:}
     local tag="$name.np$np.t$threads" mine=()
     [ "$out" = out ] && mine=(--out "$work/$tag")
@@ -54,6 +55,13 @@ compare() {  # name, then the fabricsim arguments (an --out folder is added wher
   done
   echo "ok $name"
 }
+
+if [ "$set_name" = large ]; then
+  compare s3 none run scenarios/bench/simai_s3.yaml -q
+  compare s4 none run scenarios/bench/simai_s4.yaml -q
+  [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+  exit 0
+fi
 
 # Flows on a fat tree with HPCC (telemetry crosses ranks as FIFO attachments).
 compare incast out run scenarios/examples/incast_hpcc.yaml -q
@@ -82,5 +90,13 @@ refused validate "does not run over MPI ranks yet" validate --dataset allreduce_
 refused "isolated training" "not over MPI ranks" run scenarios/examples/training_3d_single.yaml \
   --set training.network=isolated
 refused "busbw --jobs" "leave --jobs at 1" busbw scenarios/quickstart.yaml --jobs 2
+
+# Every rank meets a usage error; rank 0 alone says it.
+"${mpirun[@]}" -np 2 "$exe" busbw scenarios/quickstart.yaml -f 0 > "$work/usage.txt" 2>&1 || true
+said=$(grep -c "the step factor" "$work/usage.txt" || true)
+if [ "$said" = 1 ]; then echo "ok usage error said once"; else
+  echo "FAIL usage error said $said times, once expected"; cat "$work/usage.txt"
+  failures=$((failures + 1))
+fi
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
