@@ -156,10 +156,12 @@ NetworkResult Network::run(const RunOptions& opt) {
         "the flow level runs on one logical process (its shares couple every flow): it cannot "
         "be spread over MPI ranks; run it without mpirun");
   }
-  // Over MPI ranks every rank needs an LP: a topology with fewer switch groups than ranks (one
-  // switch, two leaves) is cut between the NICs and their switch instead, at the cost of a
-  // shorter lookahead (a NIC link's delay); results are the same for any partition.
-  const bool split_nics = ranks > 1 && partition_groups(topo_) < ranks;
+  // Every MPI rank needs an LP, and threads need one each to work side by side: a topology with
+  // fewer switch groups than that (one switch, two leaves) is cut between the NICs and their
+  // switch instead, at the cost of a shorter lookahead (a NIC link's delay); results are the
+  // same for any partition.
+  const std::uint32_t workers = std::max<std::uint32_t>(ranks, opt.threads);
+  const bool split_nics = workers > 1 && partition_groups(topo_) < workers;
   // The flow level's shares couple every flow crossing a common link: one LP holds them all.
   const std::uint32_t lps = flow_level() ? 1 : std::max({1u, opt.lps, ranks});
   if (ranks > 1 && partition_groups(topo_, true) < ranks) {
