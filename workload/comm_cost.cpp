@@ -118,11 +118,6 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
                               const net::NetworkConfig& cfg, const collectives::RankLayout& layout,
                               const ExecParams& params, const net::RunOptions& run,
                               CommProgressFn progress, void* progress_ctx) {
-  if (run.ranks && run.ranks->size() > 1) {
-    throw std::invalid_argument(
-        "training.network: isolated runs its communications side by side in one process, not "
-        "over MPI ranks; run it without mpirun, or with training.network: packet");
-  }
   const CommShapes cs = comm_shapes(dag, layout);
   std::vector<Shape> shapes(cs.first.size());
   for (std::size_t k = 0; k < shapes.size(); ++k) {
@@ -139,7 +134,11 @@ CommTimes time_communications(const Dag& dag, const net::Topology& topo,
     total += s.weight;
     largest = std::max(largest, s.weight);
   }
-  const bool side_by_side = run.threads > 1 && shapes.size() > 1 && largest * run.threads <= total;
+  // Over MPI ranks each shape runs over all of them in turn, in the same order on every rank
+  // (side by side on threads, the ranks' runs would not pair up).
+  const bool over_ranks = run.ranks && run.ranks->size() > 1;
+  const bool side_by_side =
+      !over_ranks && run.threads > 1 && shapes.size() > 1 && largest * run.threads <= total;
   if (side_by_side) {
     std::vector<std::size_t> order(shapes.size());
     std::iota(order.begin(), order.end(), 0);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # fabricsim under mpirun against one process: the same tables, CSVs and results.json (timing
 # lines aside) for flows, collectives (SimAI's S1 and S2, a busbw table), PHOLD and a training
-# iteration, at 2 and 4 ranks with 1 and 2 threads each; and the commands that do not run over
-# ranks yet say so. The set `large` runs SimAI's S3 and S4 the same way instead (seconds each,
-# so the sanitizer stages leave it out by its label).
+# iteration (on the shared fabric and isolated), at 2 and 4 ranks with 1 and 2 threads each;
+# and the commands that do not run over ranks yet say so. The set `large` runs SimAI's S3 and S4
+# the same way instead (seconds each, so the sanitizer stages leave it out by its label).
 # Usage: mpi_cli_test.sh FABRICSIM MPIEXEC [quick|large]
 set -euo pipefail
 exe=$1
@@ -73,6 +73,11 @@ compare phold none bench phold --nodes 512 --end 30us --lps 6 --trace-hash
 # A training iteration on the shared fabric (ops.csv, ports.csv, trace.json).
 compare training out run scenarios/examples/training_3d_single.yaml -q --set cluster.hosts=2 \
   --set training.tp=2 --set training.pp=2 --set training.dp=4 --set training.global_batch=8
+# The same iteration with each distinct communication run alone (one after another over the
+# ranks).
+compare isolated out run scenarios/examples/training_3d_single.yaml -q --set cluster.hosts=2 \
+  --set training.tp=2 --set training.pp=2 --set training.dp=4 --set training.global_batch=8 \
+  --set training.network=isolated
 
 refused() {  # what, expected words, command
   local what=$1 words=$2
@@ -87,8 +92,6 @@ refused() {  # what, expected words, command
   fi
 }
 refused validate "does not run over MPI ranks yet" validate --dataset allreduce_dgx-h100_8gpu_nvswitch
-refused "isolated training" "not over MPI ranks" run scenarios/examples/training_3d_single.yaml \
-  --set training.network=isolated
 refused "busbw --jobs" "leave --jobs at 1" busbw scenarios/quickstart.yaml --jobs 2
 
 # Every rank meets a usage error; rank 0 alone says it.
