@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/parallel.hpp"
+#include "core/ranks.hpp"
 #include "tools/cli_args.hpp"
 #include "tools/commands.hpp"
 #include "tools/net_report.hpp"
@@ -207,6 +208,20 @@ int cmd_validate(const std::vector<std::string>& args) {
     throw UsageError("--fidelity must be packet, flow, analytical or all, not '" + fidelity + "'");
   }
   if (vm.count("jobs") && jobs == 0) throw UsageError("-j 0: run at least one at once");
+  // Under mpirun every run spans the ranks: one dataset at a time (runs side by side on threads
+  // would not pair up across the ranks), and not the flow level, which runs on one LP.
+  if (core::Ranks::world().size() > 1) {
+    if (vm.count("jobs") && jobs > 1) {
+      throw UsageError("-j " + std::to_string(jobs) +
+                       ": under mpirun each run spans the ranks; leave -j at 1");
+    }
+    if (fidelity == "flow" || fidelity == "all") {
+      throw UsageError("--fidelity " + fidelity +
+                       ": the flow level runs on one logical process, not over MPI ranks; run "
+                       "it without mpirun");
+    }
+    jobs = 1;
+  }
   if (suite == "training") {
     if (!measured.empty() || !scenario.empty()) {
       throw UsageError(

@@ -127,9 +127,15 @@ int main(int argc, char** argv) {
     // Over MPI ranks the kernel exchanges what crosses them; the commands below gather their
     // results back (cmd_run says which scenarios do). Any other would run whole on every rank.
     if (core::Ranks::world().size() > 1 && command != "run" && command != "bench" &&
-        command != "busbw") {
-      std::cerr << "fabricsim " << command << ": does not run over MPI ranks yet (under mpirun "
-                << "'fabricsim run', 'busbw' and 'bench' do); run it without mpirun\n";
+        command != "busbw" && command != "validate") {
+      std::cerr << "fabricsim " << command << ": does not run over MPI ranks (under mpirun "
+                << "'fabricsim run', 'busbw', 'validate' and 'bench' do); run it without "
+                   "mpirun";
+      if (command == "sweep") {
+        std::cerr << " (its points can run anywhere: 'fabricsim sweep --emit list|slurm' writes "
+                     "their commands)";
+      }
+      std::cerr << "\n";
       return 2;
     }
     if (command == "run") return tools::cmd_run(rest);

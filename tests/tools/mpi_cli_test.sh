@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # fabricsim under mpirun against one process: the same tables, CSVs and results.json (timing
-# lines aside) for flows, collectives (SimAI's S1 and S2, a busbw table), PHOLD and a training
-# iteration (on the shared fabric and isolated), at 2 and 4 ranks with 1 and 2 threads each;
-# and the commands that do not run over ranks yet say so. The set `large` runs SimAI's S3 and S4
+# lines aside) for flows, collectives (SimAI's S1 and S2, a busbw table), PHOLD, a training
+# iteration (on the shared fabric and isolated) and validation, at 2 and 4 ranks with 1 and 2
+# threads each; and what does not run over ranks says so. The set `large` runs SimAI's S3 and S4
 # the same way instead (seconds each, so the sanitizer stages leave it out by its label).
 # Usage: mpi_cli_test.sh FABRICSIM MPIEXEC [quick|large]
 set -euo pipefail
@@ -35,7 +35,9 @@ compare() {  # name, then the fabricsim arguments (an --out folder is added wher
     local np=${run%:*} threads=${run#*:}
     local tag="$name.np$np.t$threads" mine=()
     [ "$out" = out ] && mine=(--out "$work/$tag")
-    if ! "${mpirun[@]}" -np "$np" "$exe" "${args[@]}" --threads "$threads" "${mine[@]}" \
+    local per_rank=(--threads "$threads")  # validate takes the scenarios' threads as a key
+    [ "${args[0]}" = validate ] && per_rank=(--set "simulation.threads=$threads")
+    if ! "${mpirun[@]}" -np "$np" "$exe" "${args[@]}" "${per_rank[@]}" "${mine[@]}" \
         > "$work/$tag.txt" 2> "$work/$tag.err"; then
       echo "FAIL $tag: exit status $?"; cat "$work/$tag.err"; failures=$((failures + 1)); continue
     fi
@@ -91,7 +93,15 @@ refused() {  # what, expected words, command
     echo "ok $what refused"
   fi
 }
-refused validate "does not run over MPI ranks yet" validate --dataset allreduce_dgx-h100_8gpu_nvswitch
+# Validation: a 2-node dataset (bars opened: this compares runs, not accuracy) and a training case.
+compare validate none validate --dataset allreduce_nebius-h100_2node_16gpu_ib --max-bytes 64MiB \
+  --max-median-error 100 --max-error 1000 --max-small-error 10000
+compare validate_training none validate --suite training --dataset korthikanti22-22b-full
+
+refused sweep "emit" sweep scenarios/examples/cc_sweep.yaml
+refused "validate -j" "leave -j at 1" validate --dataset allreduce_dgx-h100_8gpu_nvswitch -j 2
+refused "validate --fidelity all" "not over MPI ranks" validate --fidelity all \
+  --dataset allreduce_dgx-h100_8gpu_nvswitch
 refused "busbw --jobs" "leave --jobs at 1" busbw scenarios/quickstart.yaml --jobs 2
 
 # Every rank meets a usage error; rank 0 alone says it.
