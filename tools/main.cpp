@@ -124,18 +124,13 @@ int main(int argc, char** argv) {
     }
     // The global parser claims --help wherever it stands; after a command it means the command's.
     if (vm.count("help")) rest.push_back("--help");
-    // Over MPI ranks the kernel exchanges what crosses them; the commands below gather their
-    // results back (cmd_run says which scenarios do). Any other would run whole on every rank.
-    if (core::Ranks::world().size() > 1 && command != "run" && command != "bench" &&
-        command != "busbw" && command != "validate") {
-      std::cerr << "fabricsim " << command << ": does not run over MPI ranks (under mpirun "
-                << "'fabricsim run', 'busbw', 'validate' and 'bench' do); run it without "
-                   "mpirun";
-      if (command == "sweep") {
-        std::cerr << " (its points can run anywhere: 'fabricsim sweep --emit list|slurm' writes "
-                     "their commands)";
-      }
-      std::cerr << "\n";
+    // Over MPI ranks the kernel exchanges what crosses them and the commands gather their
+    // results back; topo and info run no simulation, so each rank does the same. A sweep's
+    // points are processes of their own, which the ranks would each start.
+    if (core::Ranks::world().size() > 1 && command == "sweep") {
+      std::cerr << "fabricsim sweep: does not run under mpirun (its points are processes of their "
+                   "own); 'fabricsim sweep --emit list|slurm' writes their commands for a "
+                   "scheduler, and each point may run under mpirun\n";
       return 2;
     }
     if (command == "run") return tools::cmd_run(rest);

@@ -37,6 +37,7 @@ compare() {  # name, then the fabricsim arguments (an --out folder is added wher
     [ "$out" = out ] && mine=(--out "$work/$tag")
     local per_rank=(--threads "$threads")  # validate takes the scenarios' threads as a key
     [ "${args[0]}" = validate ] && per_rank=(--set "simulation.threads=$threads")
+    [ "${args[0]}" = topo ] && per_rank=()  # no simulation: every rank does the same
     if ! "${mpirun[@]}" -np "$np" "$exe" "${args[@]}" "${per_rank[@]}" "${mine[@]}" \
         > "$work/$tag.txt" 2> "$work/$tag.err"; then
       echo "FAIL $tag: exit status $?"; cat "$work/$tag.err"; failures=$((failures + 1)); continue
@@ -97,6 +98,8 @@ refused() {  # what, expected words, command
 compare validate none validate --dataset allreduce_nebius-h100_2node_16gpu_ib --max-bytes 64MiB \
   --max-median-error 100 --max-error 1000 --max-small-error 10000
 compare validate_training none validate --suite training --dataset korthikanti22-22b-full
+
+compare topo none topo scenarios/quickstart.yaml
 
 refused sweep "emit" sweep scenarios/examples/cc_sweep.yaml
 refused "validate -j" "leave -j at 1" validate --dataset allreduce_dgx-h100_8gpu_nvswitch -j 2
