@@ -18,6 +18,60 @@ core::Time pause_duration(const NetworkConfig& cfg, Bps rate) {
   return serialization(std::uint64_t{cfg.sw.pfc_pause_quanta} * 64, rate);
 }
 
+namespace {
+
+// PAUSE quanta, refresh and headroom against every switch port.
+void check_pfc(const Topology& topo, const NetworkConfig& cfg) {
+  if (cfg.sw.pfc_pause_quanta == 0 || cfg.sw.pfc_pause_quanta > 65535) {
+    throw std::invalid_argument(
+        fmt::format("network.pfc_pause_quanta ({}) must be 1-65535 (the 16-bit PAUSE time field)",
+                    cfg.sw.pfc_pause_quanta));
+  }
+  // A quantum is 512 bit times at the port's rate, so whatever the rate a pause must outlast
+  // the frame that carries it, or it lapses before the next one can arrive.
+  if (std::uint64_t{cfg.sw.pfc_pause_quanta} * 512 <= std::uint64_t{kPauseWireBytes} * 8) {
+    throw std::invalid_argument(fmt::format(
+        "network.pfc_pause_quanta ({}) pauses for {} bit times, no longer than the PAUSE frame "
+        "that carries it ({} bit times on the wire): pauses would lapse as they arrive; use at "
+        "least {} (65535, the default, is what switches send)",
+        cfg.sw.pfc_pause_quanta, cfg.sw.pfc_pause_quanta * 512, kPauseWireBytes * 8,
+        kPauseWireBytes * 8 / 512 + 1));
+  }
+  for (NodeId v = 0; v < topo.nodes.size(); ++v) {
+    const Node& node = topo.nodes[v];
+    if (node.kind != NodeKind::kSwitch) continue;
+    std::uint64_t headroom = 0;
+    for (PortId p = 0; p < node.ports.size(); ++p) {
+      const Link& l = topo.link_at(v, p);
+      headroom += port_headroom(l, cfg);
+      core::Time pause = 0;
+      try {
+        pause = pause_duration(cfg, l.rate);
+      } catch (const core::HorizonError&) {
+        throw std::invalid_argument(fmt::format(
+            "port {} of switch {} runs at {} bit/s: one PAUSE of {} quanta would last beyond the "
+            "largest simulated time (2^63 ps, about 106.7 days); the link rate is out of scale",
+            p, node.name, l.rate, cfg.sw.pfc_pause_quanta));
+      }
+      if (cfg.sw.pfc_refresh >= pause) {
+        throw std::invalid_argument(fmt::format(
+            "network.pfc_refresh ({:.3f} us) must be shorter than one PAUSE ({} quanta = {:.3f} "
+            "us at {} Gb/s, on port {} of switch {}), or pauses lapse while congested",
+            double(cfg.sw.pfc_refresh) * 1e-6, cfg.sw.pfc_pause_quanta, double(pause) * 1e-6,
+            double(l.rate) * 1e-9, p, node.name));
+      }
+    }
+    if (headroom >= cfg.sw.buffer_bytes) {
+      throw std::invalid_argument(fmt::format(
+          "switch {}: PFC headroom of its {} ports ({} bytes) does not fit in the {}-byte "
+          "buffer; raise network.buffer or lower network.pfc_headroom_factor",
+          node.name, node.ports.size(), headroom, cfg.sw.buffer_bytes));
+    }
+  }
+}
+
+}  // namespace
+
 void check_config(const Topology& topo, const NetworkConfig& cfg) {
   if (const char* bad = cc::validate(cfg.cc)) throw std::invalid_argument(bad);
   if (cfg.nic.mtu == 0) throw std::invalid_argument("network.mtu must be positive");
@@ -72,51 +126,22 @@ void check_config(const Topology& topo, const NetworkConfig& cfg) {
         "network.mtu = {})",
         cfg.sw.buffer_bytes, data_wire_bytes(cfg.nic.mtu), cfg.nic.mtu));
   }
-  if (!cfg.sw.pfc) return;
-  if (cfg.sw.pfc_pause_quanta == 0 || cfg.sw.pfc_pause_quanta > 65535) {
-    throw std::invalid_argument(
-        fmt::format("network.pfc_pause_quanta ({}) must be 1-65535 (the 16-bit PAUSE time field)",
-                    cfg.sw.pfc_pause_quanta));
-  }
-  // A quantum is 512 bit times at the port's rate, so whatever the rate a pause must outlast
-  // the frame that carries it, or it lapses before the next one can arrive.
-  if (std::uint64_t{cfg.sw.pfc_pause_quanta} * 512 <= std::uint64_t{kPauseWireBytes} * 8) {
-    throw std::invalid_argument(fmt::format(
-        "network.pfc_pause_quanta ({}) pauses for {} bit times, no longer than the PAUSE frame "
-        "that carries it ({} bit times on the wire): pauses would lapse as they arrive; use at "
-        "least {} (65535, the default, is what switches send)",
-        cfg.sw.pfc_pause_quanta, cfg.sw.pfc_pause_quanta * 512, kPauseWireBytes * 8,
-        kPauseWireBytes * 8 / 512 + 1));
-  }
-  for (NodeId v = 0; v < topo.nodes.size(); ++v) {
-    const Node& node = topo.nodes[v];
-    if (node.kind != NodeKind::kSwitch) continue;
-    std::uint64_t headroom = 0;
-    for (PortId p = 0; p < node.ports.size(); ++p) {
-      const Link& l = topo.link_at(v, p);
-      headroom += port_headroom(l, cfg);
-      core::Time pause = 0;
-      try {
-        pause = pause_duration(cfg, l.rate);
-      } catch (const core::HorizonError&) {
-        throw std::invalid_argument(fmt::format(
-            "port {} of switch {} runs at {} bit/s: one PAUSE of {} quanta would last beyond the "
-            "largest simulated time (2^63 ps, about 106.7 days); the link rate is out of scale",
-            p, node.name, l.rate, cfg.sw.pfc_pause_quanta));
-      }
-      if (cfg.sw.pfc_refresh >= pause) {
-        throw std::invalid_argument(fmt::format(
-            "network.pfc_refresh ({:.3f} us) must be shorter than one PAUSE ({} quanta = {:.3f} "
-            "us at {} Gb/s, on port {} of switch {}), or pauses lapse while congested",
-            double(cfg.sw.pfc_refresh) * 1e-6, cfg.sw.pfc_pause_quanta, double(pause) * 1e-6,
-            double(l.rate) * 1e-9, p, node.name));
-      }
-    }
-    if (headroom >= cfg.sw.buffer_bytes) {
+  if (cfg.sw.pfc) check_pfc(topo, cfg);
+  // The congestion control's rate floor is clamped to each path's line rate; a floor above a
+  // NIC's own rate would hold that NIC's flows at line rate whatever the congestion.
+  if (cfg.cc.kind != cc::Kind::kNone) {
+    const Bps floor = cfg.cc.kind == cc::Kind::kDcqcn   ? cfg.cc.dcqcn.min_rate
+                      : cfg.cc.kind == cc::Kind::kHpcc  ? cfg.cc.hpcc.min_rate
+                      : cfg.cc.kind == cc::Kind::kDctcp ? cfg.cc.dctcp.min_rate
+                                                        : cfg.cc.timely.min_rate;
+    for (const Node& node : topo.nodes) {
+      if (node.kind != NodeKind::kNic || node.ports.empty()) continue;
+      const Bps rate = topo.links[node.ports[0]].rate;
+      if (floor <= rate) continue;
       throw std::invalid_argument(fmt::format(
-          "switch {}: PFC headroom of its {} ports ({} bytes) does not fit in the {}-byte "
-          "buffer; raise network.buffer or lower network.pfc_headroom_factor",
-          node.name, node.ports.size(), headroom, cfg.sw.buffer_bytes));
+          "network.{}.min_rate ({:g} Gb/s) is above the line rate of NIC {} ({:g} Gb/s): the "
+          "rate floor must sit below what the NIC can send",
+          cc::name(cfg.cc.kind), double(floor) / 1e9, node.name, double(rate) / 1e9));
     }
   }
 }

@@ -279,7 +279,7 @@ constexpr KeyInfo kRows[] = {
     {"dcqcn", "`hyper_step`", "choice: `fixed`, `by_stage`", "`fixed` / `by_stage`",
      "R_HAI per hyper event, or i x R_HAI with i the stages past F"},
     {"dcqcn", "`min_rate`", "rate", "`1Mbps` / `100Mbps`",
-     "rate floor"},
+     "rate floor; at most every NIC's line rate"},
     {"dcqcn", "`cnp_interval`", "time >= 0", "`4us` / `50us`",
      "at most one CNP per flow per interval (receiver)"},
     // network.hpcc
@@ -290,7 +290,7 @@ constexpr KeyInfo kRows[] = {
     {"hpcc", "`w_ai_fraction`", "ratio in [0, 1)", "`0.0004`",
      "W_AI as a fraction of W_init = line rate x base RTT (HPCC-ns3 run.py)"},
     {"hpcc", "`min_rate`", "rate", "`100Mbps`",
-     "window floor, as a rate"},
+     "window floor, as a rate; at most every NIC's line rate"},
     {"hpcc", "`base_rtt`", "choice: `per_flow`, `global`", "`per_flow` (SimAI GLOBAL_T 0)",
      "T: each flow's unloaded round trip, or the largest among the run's flows for all (HPCC-ns3 config.txt GLOBAL_T 1, which takes the largest over all host pairs)"},
     // network.dctcp
@@ -303,7 +303,7 @@ constexpr KeyInfo kRows[] = {
     {"dctcp", "`rate_ai`", "rate", "`1Gbps` (HPCC-ns3 DCTCP_RATE_AI)",
      "`rate` form: additive increase per round trip"},
     {"dctcp", "`min_rate`", "rate", "`100Mbps` (HPCC-ns3 MinRate)",
-     "`rate` form: floor"},
+     "`rate` form: floor; at most every NIC's line rate"},
     // network.timely
     {"timely", "`variant`", "choice: `hpcc_ns3`, `paper`", "`hpcc_ns3`",
      "`hpcc_ns3`: the reference RDMA model's TIMELY (HPCC-ns3 UpdateRateTimely) with the settings of its authors' experiments (run.py); `paper`: Algorithm 1 with the paper's parameters. The defaults below are `hpcc_ns3`'s, `paper`'s in brackets"},
@@ -330,7 +330,7 @@ constexpr KeyInfo kRows[] = {
     {"timely", "`segment_bytes`", "size >= 0", "`64KB`",
      "`per_segment`: one rate update per this many acknowledged bytes; `0B` = every ACK"},
     {"timely", "`min_rate`", "rate", "`1Gbps` (run.py MIN_RATE) [`100Mbps`, HPCC-ns3 MinRate; the paper names none]",
-     "rate floor"},
+     "rate floor; at most every NIC's line rate"},
     // workload.flows
     {"flows_pattern", "`pattern`", "choice: `incast`, `permutation`, `all_to_all`, `list`, `poisson`", "required",
      "how flows are made; decides the other keys allowed"},
