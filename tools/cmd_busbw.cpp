@@ -106,7 +106,7 @@ int print_busbw(const Scenario& sc, const std::string& csv, const std::string& j
 int cmd_busbw(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim busbw SCENARIO.yaml [options]");
   std::string scenario, csv, op, collective, redop, algo, proto, dtype, min_bytes, max_bytes,
-      step_bytes, nccl_json;
+      step_bytes, nccl_json, root;
   std::string ngpus, nthreads, ignored;
   std::vector<std::string> sets;
   constexpr unsigned kNoFactor = ~0u;
@@ -141,8 +141,10 @@ int cmd_busbw(const std::vector<std::string>& args) {
       "also write the table as nccl-tests' -J JSON output to this file (fabricsim validate "
       "--measured reads it back)")("datatype,d", po::value(&dtype),
                                    "float, half, bfloat16, double, int8, ... (nccl-tests -d)")(
-      "algo", po::value(&algo),
-      "auto|ring|tree|nvls|nvlstree|collnetchain|collnetdirect|pat|p2p (NCCL_ALGO)")(
+      "root,r", po::value(&root),
+      "the root rank of broadcast and reduce (nccl-tests -r; default 0); the other collectives "
+      "have none")("algo", po::value(&algo),
+                   "auto|ring|tree|nvls|nvlstree|collnetchain|collnetdirect|pat|p2p (NCCL_ALGO)")(
       "proto", po::value(&proto), "auto|ll|ll128|simple (NCCL_PROTO)")(
       "channels", po::value(&channels), "channels per collective (0: tuning model)")(
       "set", po::value(&sets)->composing(), "override a scenario key: --set network.cc=hpcc")(
@@ -221,6 +223,8 @@ int cmd_busbw(const std::vector<std::string>& args) {
     sets.push_back("collectives.step_bytes=" + with_unit(step_bytes));
   }
   if (!dtype.empty()) sets.push_back("collectives.dtype=" + dtype);
+  // Range-checked as the scenario key (0 to ranks - 1).
+  if (!root.empty()) sets.push_back("collectives.root=" + root);
   if (!algo.empty()) sets.push_back("collectives.algo=" + algo);
   if (!proto.empty()) sets.push_back("collectives.proto=" + proto);
   if (channels) sets.push_back("collectives.channels=" + std::to_string(channels));

@@ -668,6 +668,14 @@ TEST_CASE("fabricsim busbw takes nccl-tests' flags with their meanings", "[cli]"
                Catch::Contains("\n     1048576 ") && Catch::Contains("\n     2097152 "));
   REQUIRE_THAT(run("busbw scenarios/quickstart.yaml -b 1k -e 1k -q").text,
                Catch::Contains("\n        1024 "));
+  // -r: the root of broadcast and reduce, in the root column; a rank the cluster lacks is
+  // refused as the scenario key would be.
+  const Out root = run(base + "--collective broadcast -r 5");
+  REQUIRE(root.status == 0);
+  REQUIRE_THAT(root.text, Catch::Contains("float    none       5 "));
+  const Out no_rank = run(base + "--collective reduce -r 16");
+  REQUIRE(no_rank.status == 1);
+  REQUIRE_THAT(no_rank.text, Catch::Contains("'collectives.root' must be between 0 and 15"));
 }
 
 TEST_CASE("every flows scenario shipped runs its first 50 us", "[cli]") {
