@@ -11,6 +11,7 @@ PlanBuilder::PlanBuilder(Plan& plan, const Hosts& hosts, bool whole)
 
 void PlanBuilder::reserve_steps(int rank, std::size_t steps) {
   if (whole_) return;  // a step per connection, not `steps`
+  if (!plan_.held.empty() && !plan_.held[static_cast<std::size_t>(rank)]) return;
   std::vector<Step>& list = plan_.steps[static_cast<std::size_t>(rank)];
   list.reserve(list.size() + steps);
 }
@@ -140,6 +141,9 @@ std::uint32_t PlanBuilder::add(int rank, Step step, std::span<const std::uint32_
       static_cast<std::uint64_t>(rank) << 40 | static_cast<std::uint64_t>(step.peer) << 16 |
       static_cast<std::uint64_t>(step.channel) << 1 | (step.dir == Dir::Recv ? 1u : 0u);
   Conn& conn = this->conn(key);
+  if (!plan_.held.empty() && !plan_.held[static_cast<std::size_t>(rank)]) {
+    return brief_step(rank, step, conn);
+  }
   if (whole_) {
     if (conn.last >= 0) {
       Step& first = list[static_cast<std::size_t>(conn.last)];
@@ -164,6 +168,26 @@ std::uint32_t PlanBuilder::add(int rank, Step step, std::span<const std::uint32_
   conn.last = index;
   list.push_back(std::move(step));
   return index;
+}
+
+// A step of a participant this process does not hold: counted in its Brief, with the
+// bookkeeping a held one would get (sequence numbers, the index returned for dependencies).
+std::uint32_t PlanBuilder::brief_step(int rank, const Step& step, Conn& conn) {
+  Brief& brief = plan_.briefs[static_cast<std::size_t>(rank)];
+  if (conn.next_seq == 0) {  // the participant's first step on this connection
+    const bool send = step.dir == Dir::Send;
+    conn.brief = static_cast<std::uint32_t>(brief.conns.size());
+    brief.conns.push_back(
+        ConnBrief{connection_key(send ? rank : step.peer, send ? step.peer : rank, step.channel),
+                  step.rail, 0, 0});
+  }
+  if (step.dir == Dir::Send) {
+    ConnBrief& cb = brief.conns[conn.brief];
+    ++cb.messages;
+    cb.bytes += std::max<std::uint64_t>(1, step.wire_bytes) * step.copies;
+  }
+  ++conn.next_seq;
+  return brief.steps++;
 }
 
 }  // namespace fabricsim::collectives

@@ -80,7 +80,9 @@ class PlanBuilder {
   struct Conn {
     int next_seq = 0;
     std::int64_t last = -1;
+    std::uint32_t brief = 0;  // its entry in the participant's Brief, when not held
   };
+  std::uint32_t brief_step(int rank, const Step& step, Conn& conn);
   Conn& conn(std::uint64_t key);
   // Keyed by (self, peer, channel, dir) packed into 64 bits: looked up once per step. The
   // algorithms add a rank's steps in runs over the same few connections, so a small

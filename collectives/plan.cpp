@@ -178,7 +178,7 @@ Choice model_time(const Call& call, const RankLayout& layout) {
 }
 
 Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
-               std::uint64_t max_steps, bool whole) {
+               std::uint64_t max_steps, bool whole, const std::vector<bool>* held) {
   const Hosts hosts = group_hosts(layout);
   check_call(call, layout, hosts);
   const int n = static_cast<int>(layout.ranks.size());
@@ -228,6 +228,14 @@ Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads,
     }
   }
   plan.steps.resize(plan.steps.size() + plan.sharp_rails.size());
+  if (held && !whole) {
+    if (held->size() != static_cast<std::size_t>(n)) {
+      throw std::invalid_argument("make_plan: `held` needs one entry per rank");
+    }
+    plan.held = *held;
+    plan.held.resize(plan.steps.size(), true);  // the switch and aggregation agents
+    plan.briefs.resize(plan.steps.size());
+  }
   if (n == 1 || call.bytes == 0) return plan;  // nothing moves
 
   PlanBuilder b(plan, hosts, whole);

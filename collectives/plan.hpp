@@ -65,6 +65,26 @@ struct Chunk {
   int dest = -1;  // all-to-all / send-recv: the receiver
 };
 
+// A connection's key as the executor numbers connections: sender, receiver, channel.
+inline std::uint64_t connection_key(int from, int to, int channel) {
+  return static_cast<std::uint64_t>(from) << 40 | static_cast<std::uint64_t>(to) << 16 |
+         static_cast<std::uint64_t>(channel);
+}
+
+// What an executor needs of a participant whose steps a process does not hold (an MPI rank
+// runs only its own hosts' participants): its step count, and its connections in the order its
+// steps first use them, with the traffic of its sends on each.
+struct ConnBrief {
+  std::uint64_t key = 0;  // connection_key
+  int rail = kNoRail;
+  std::uint32_t messages = 0;  // sends (0 on a connection it receives on)
+  std::uint64_t bytes = 0;     // their wire bytes
+};
+struct Brief {
+  std::uint32_t steps = 0;
+  std::vector<ConnBrief> conns;
+};
+
 struct Plan {
   Op op = Op::AllReduce;
   Algo algo = Algo::Ring;
@@ -87,6 +107,10 @@ struct Plan {
   std::vector<Chunk> chunks;
   std::vector<std::vector<int>> bundles;  // Step::bundle
   std::vector<std::vector<Step>> steps;
+  // Empty: every participant's steps are in `steps`. Otherwise participant p's are there only
+  // when held[p]; briefs[p] stands for the others (make_plan's `held`).
+  std::vector<bool> held;
+  std::vector<Brief> briefs;
   // Paid once before the steps, beyond the algorithm's base latency: PAT's part per rank of its
   // communicator (kPatRankLatencyUs x ranks), which a merge of groups' plans must keep.
   double extra_latency_us = 0;
@@ -108,7 +132,11 @@ Choice model_time(const Call& call, const RankLayout& layout);
 // send and a receive step) is refused with a PlanError naming its size. `whole`: its
 // whole-transfer form (whole_transfers.hpp) built directly, one step per connection, which is
 // never too large; whole_transfers() then only sets its latency.
+// `held` (one entry per rank; switch and aggregation agents are always held): the ranks whose
+// steps to build; the others get only their Brief, so a process running part of the ranks
+// holds part of the plan. Not with `whole`.
 Plan make_plan(const Call& call, const RankLayout& layout, unsigned threads = 1,
-               std::uint64_t max_steps = ~std::uint64_t{0}, bool whole = false);
+               std::uint64_t max_steps = ~std::uint64_t{0}, bool whole = false,
+               const std::vector<bool>* held = nullptr);
 
 }  // namespace fabricsim::collectives

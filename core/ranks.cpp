@@ -96,6 +96,9 @@ Time Ranks::max(Time local) const {
 std::uint64_t Ranks::sum(std::uint64_t local) const {
   return size_ == 1 ? local : reduce(local, MPI_UINT64_T, MPI_SUM);
 }
+std::uint64_t Ranks::max(std::uint64_t local) const {
+  return size_ == 1 ? local : reduce(local, MPI_UINT64_T, MPI_MAX);
+}
 double Ranks::sum(double local) const {
   return size_ == 1 ? local : reduce(local, MPI_DOUBLE, MPI_SUM);
 }
@@ -171,6 +174,9 @@ Time Ranks::max(Time local) const {
   return local;
 }
 std::uint64_t Ranks::sum(std::uint64_t local) const {
+  return local;
+}
+std::uint64_t Ranks::max(std::uint64_t local) const {
   return local;
 }
 double Ranks::sum(double local) const {

@@ -28,6 +28,7 @@ class Ranks {
   Time min(Time local) const;
   Time max(Time local) const;
   std::uint64_t sum(std::uint64_t local) const;
+  std::uint64_t max(std::uint64_t local) const;
   double sum(double local) const;
   double max(double local) const;
   // Element-wise XOR into every rank's `v` (same length everywhere).
@@ -66,6 +67,12 @@ class Ranks {
   int rank_ = 0;
   int size_ = 1;
 };
+
+// The rank that runs LP `lp` of `lps`: contiguous blocks (the partitioners number neighbouring
+// LPs together).
+inline int rank_of_lp(std::uint32_t lp, std::uint32_t lps, const Ranks& ranks) {
+  return static_cast<int>(std::uint64_t{lp} * static_cast<std::uint64_t>(ranks.size()) / lps);
+}
 
 // MPI for the life of main(): started when the process was launched by mpirun (Open MPI's,
 // MPICH's or Slurm's process-manager variables are set) and the build has MPI; otherwise

@@ -404,15 +404,11 @@ class Simulation {
     lps = std::max<LpId>(1, lps);
     if (cfg.ranks == nullptr || cfg.ranks->size() == 1) return lps;
     std::size_t mine = 0;
-    for (LpId l = 0; l < lps; ++l) mine += rank_of(l, lps, *cfg.ranks) == cfg.ranks->rank();
+    for (LpId l = 0; l < lps; ++l) mine += rank_of_lp(l, lps, *cfg.ranks) == cfg.ranks->rank();
     return std::max<std::size_t>(1, mine);
   }
-  // Contiguous blocks of LPs per rank: the partitioners number neighbouring LPs together.
-  static int rank_of(LpId lp, LpId lps, const Ranks& ranks) {
-    return static_cast<int>(std::uint64_t{lp} * static_cast<std::uint64_t>(ranks.size()) / lps);
-  }
   int rank_of(LpId lp, LpId lps) const {
-    return ranks_ ? rank_of(lp, lps, *ranks_) : 0;
+    return ranks_ ? rank_of_lp(lp, lps, *ranks_) : 0;
   }
   int my_rank() const {
     return ranks_ ? ranks_->rank() : 0;

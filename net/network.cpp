@@ -140,6 +140,41 @@ Network::Network(const Topology& topo, const NetworkConfig& cfg, std::vector<Flo
   if (flow_level()) fluid_ = Fluid(topo_, cfg_, routes, flows_, results_, ports_);
 }
 
+std::vector<core::LpId> lp_of_nodes(const Topology& topo, std::size_t hosts, bool flow_level,
+                                    const RunOptions& opt) {
+  const std::uint32_t ranks = opt.ranks ? std::uint32_t(opt.ranks->size()) : 1;
+  // Every MPI rank needs an LP, and threads need one each to work side by side: a topology with
+  // fewer switch groups than that (one switch, two leaves) is cut between the NICs and their
+  // switch instead, at the cost of a shorter lookahead (a NIC link's delay); results are the
+  // same for any partition.
+  const std::uint32_t workers = std::max<std::uint32_t>(ranks, opt.threads);
+  const bool split_nics = workers > 1 && partition_groups(topo) < workers;
+  // The flow level's shares couple every flow crossing a common link: one LP holds them all.
+  const std::uint32_t lps = flow_level ? 1 : std::max({1u, opt.lps, ranks});
+  if (ranks > 1 && partition_groups(topo, true) < ranks) {
+    throw std::invalid_argument(
+        fmt::format("{} MPI ranks for a network of {} nodes: run it on at most {}", ranks,
+                    topo.nodes.size(), topo.nodes.size()));
+  }
+  std::vector<core::LpId> out = partition(topo, lps, split_nics);
+  // A host agent lives with one of its NICs, so some of the NIC events it exchanges stay on one
+  // LP. Agents run the hosts' executors (NVLink model, step bookkeeping): a large share of a
+  // collective's work. With one NIC per rail, a host's NICs sit on different LPs, and putting
+  // every agent with its first NIC would pile all of them on the LP of rail 0; each agent goes
+  // instead to the LP of its NICs holding the fewest agents so far (first such NIC on a tie).
+  std::vector<std::uint32_t> agents(lps, 0);  // by LP
+  for (std::size_t h = 0; h < hosts; ++h) {
+    core::LpId best = out[topo.hosts[h].nics.front()];
+    for (NodeId nic : topo.hosts[h].nics) {
+      const core::LpId lp = out[nic];
+      if (agents[lp] < agents[best]) best = lp;
+    }
+    ++agents[best];
+    out.push_back(best);
+  }
+  return out;
+}
+
 NetworkResult Network::run(const RunOptions& opt) {
   if (ran_) throw std::logic_error("a Network runs once; build a new one for another run");
   ran_ = true;
@@ -156,37 +191,7 @@ NetworkResult Network::run(const RunOptions& opt) {
         "the flow level runs on one logical process (its shares couple every flow): it cannot "
         "be spread over MPI ranks; run it without mpirun");
   }
-  // Every MPI rank needs an LP, and threads need one each to work side by side: a topology with
-  // fewer switch groups than that (one switch, two leaves) is cut between the NICs and their
-  // switch instead, at the cost of a shorter lookahead (a NIC link's delay); results are the
-  // same for any partition.
-  const std::uint32_t workers = std::max<std::uint32_t>(ranks, opt.threads);
-  const bool split_nics = workers > 1 && partition_groups(topo_) < workers;
-  // The flow level's shares couple every flow crossing a common link: one LP holds them all.
-  const std::uint32_t lps = flow_level() ? 1 : std::max({1u, opt.lps, ranks});
-  if (ranks > 1 && partition_groups(topo_, true) < ranks) {
-    throw std::invalid_argument(
-        fmt::format("{} MPI ranks for a network of {} nodes: run it on at most {}", ranks,
-                    topo_.nodes.size(), topo_.nodes.size()));
-  }
-  sc.lp_of_node = partition(topo_, lps, split_nics);
-  // A host agent lives with one of its NICs, so some of the NIC events it exchanges stay on one
-  // LP. Agents run the hosts' executors (NVLink model, step bookkeeping): a large share of a
-  // collective's work. With one NIC per rail, a host's NICs sit on different LPs, and putting
-  // every agent with its first NIC would pile all of them on the LP of rail 0; each agent goes
-  // instead to the LP of its NICs holding the fewest agents so far (first such NIC on a tie).
-  {
-    std::vector<std::uint32_t> agents(lps, 0);  // by LP
-    for (std::size_t h = 0; h < hosts; ++h) {
-      core::LpId best = sc.lp_of_node[topo_.hosts[h].nics.front()];
-      for (NodeId nic : topo_.hosts[h].nics) {
-        const core::LpId lp = sc.lp_of_node[nic];
-        if (agents[lp] < agents[best]) best = lp;
-      }
-      ++agents[best];
-      sc.lp_of_node.push_back(best);
-    }
-  }
+  sc.lp_of_node = lp_of_nodes(topo_, hosts, flow_level(), opt);
   sc.threads = opt.threads;
   sc.seed = opt.seed;
   sc.end = opt.end;

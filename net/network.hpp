@@ -91,6 +91,13 @@ struct RunOptions {
   const core::Ranks* ranks = nullptr;
 };
 
+// Where a run puts every node of `topo` and, after them, the agents of its first `hosts` hosts:
+// their logical processes (Network::run's partition for these options; an agent sits with one
+// of its host's NICs). Throws std::invalid_argument for more MPI ranks than the topology can
+// give an LP each.
+std::vector<core::LpId> lp_of_nodes(const Topology& topo, std::size_t hosts, bool flow_level,
+                                    const RunOptions& opt);
+
 class Network {
  public:
   // A packet crosses a link as a message of the link's FIFO channel (one per direction,

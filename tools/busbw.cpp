@@ -138,7 +138,9 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
     }
     plan = workload::merge_plans(plans, groups, static_cast<int>(layout.ranks.size()));
   } else {
-    plan = workload::build_plan(call, layout, c.exec, run.threads);
+    // Over MPI ranks each process builds the steps of its own hosts' ranks only.
+    const std::vector<bool> held = workload::held_ranks(ns.topology, ns.network, layout, run);
+    plan = workload::build_plan(call, layout, c.exec, run.threads, &held);
   }
   const workload::CollectiveResult r =
       workload::run_collective(ns.topology, ns.network, std::move(plan), layout, c.exec, run);
@@ -152,6 +154,8 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   row.wall_s = r.net.kernel.wall_s;
   row.ranks = r.net.kernel.ranks;
   row.windows = r.net.kernel.windows;
+  row.steps = r.steps;
+  row.held_steps = r.held_steps;
   row.exchanged_bytes = r.net.kernel.exchanged_bytes;
   row.mpi_s = r.net.kernel.mpi_s;
   return row;
@@ -211,14 +215,16 @@ std::string busbw_footer(const std::vector<BusbwRow>& rows, unsigned at_once, do
     out += at_once > 1 ? fmt::format(", {} sizes at once: {:.2f} s\n", at_once, elapsed_s) : "\n";
     if (rows.front().ranks > 1) {
       std::uint64_t windows = 0, bytes = 0;
-      double mpi = 0;
-      for (const BusbwRow& r : rows)
+      double mpi = 0, held = 0;
+      for (const BusbwRow& r : rows) {
         windows += r.windows, bytes += r.exchanged_bytes, mpi += r.mpi_s;
+        if (r.steps > 0) held = std::max(held, double(r.held_steps) / double(r.steps));
+      }
       out += fmt::format(
           "# MPI: {} ranks exchanged {:.3g} MB, {:.0f} bytes per window; {:.1f}% of their wall "
-          "time in MPI\n",
+          "time in MPI; a rank held at most {:.0f}% of a size's plan steps\n",
           rows.front().ranks, double(bytes) / 1e6, windows ? double(bytes) / double(windows) : 0.0,
-          wall > 0 ? 100.0 * mpi / (wall * rows.front().ranks) : 0.0);
+          wall > 0 ? 100.0 * mpi / (wall * rows.front().ranks) : 0.0, 100.0 * held);
     }
   } else {
     out += "# analytical: NCCL's tuning model, no network run\n";

@@ -25,6 +25,8 @@ struct BusbwRow {
   int ranks = 1;
   std::uint64_t windows = 0, exchanged_bytes = 0;
   double mpi_s = 0;  // summed over the ranks
+  // The plan's steps, and the most of them one rank held (workload::CollectiveResult).
+  std::uint64_t steps = 0, held_steps = 0;
 };
 
 // The sizes nccl-tests visits for -b min -e max -f factor, each rounded down to whole

@@ -9,6 +9,7 @@
 
 #include "collectives/tuning.hpp"
 #include "collectives/whole_transfers.hpp"
+#include "core/ranks.hpp"
 #include "workload/plan_runner.hpp"
 
 namespace fabricsim::workload {
@@ -35,12 +36,35 @@ collectives::RankLayout rank_layout(const net::Topology& topo, const collectives
 }
 
 collectives::Plan build_plan(const collectives::Call& call, const collectives::RankLayout& layout,
-                             const ExecParams& params, unsigned threads) {
+                             const ExecParams& params, unsigned threads,
+                             const std::vector<bool>* held) {
   if (!params.whole_transfers) {
-    return collectives::make_plan(call, layout, threads, plan_step_budget());
+    return collectives::make_plan(call, layout, threads, plan_step_budget(), false,
+                                  held && !held->empty() ? held : nullptr);
   }
   return collectives::whole_transfers(
       collectives::make_plan(call, layout, threads, plan_step_budget(), true), layout);
+}
+
+std::vector<bool> held_ranks(const net::Topology& topo, const net::NetworkConfig& cfg,
+                             const collectives::RankLayout& layout, const net::RunOptions& run) {
+  if (!run.ranks || run.ranks->size() == 1 || cfg.fidelity == net::Fidelity::kFlow) return {};
+  const std::vector<core::LpId> lp = net::lp_of_nodes(topo, topo.hosts.size(), false, run);
+  const auto lps = *std::max_element(lp.begin(), lp.end()) + 1;
+  const auto here = [&](core::LpId l) {
+    return core::rank_of_lp(l, lps, *run.ranks) == run.ranks->rank();
+  };
+  std::vector<bool> host_here(topo.hosts.size());
+  for (std::size_t h = 0; h < topo.hosts.size(); ++h) {
+    bool any = here(lp[topo.nodes.size() + h]);  // its agent
+    for (const net::NodeId nic : topo.hosts[h].nics) any = any || here(lp[nic]);
+    host_here[h] = any;
+  }
+  std::vector<bool> held(layout.ranks.size());
+  for (std::size_t r = 0; r < held.size(); ++r) {
+    held[r] = host_here[static_cast<std::size_t>(layout.ranks[r].host)];
+  }
+  return held;
 }
 
 collectives::Plan merge_plans(const std::vector<collectives::Plan>& plans,
@@ -148,6 +172,8 @@ CollectiveResult run_collective(const net::Topology& topo, const net::NetworkCon
   CollectiveResult r;
   r.time = ir.end;
   r.steps = ir.steps;
+  r.held_steps = runner.held_steps();
+  if (run.ranks) r.held_steps = run.ranks->max(r.held_steps);
   r.net_bytes = runner.net_bytes();
   r.nvlink_bytes = runner.nvlink_bytes();
   r.queue_pairs = runner.queue_pairs();

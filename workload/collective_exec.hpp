@@ -53,6 +53,8 @@ struct CollectiveResult {
   std::uint64_t net_bytes = 0;     // wire bytes the plan sent between hosts
   std::uint64_t nvlink_bytes = 0;  // wire bytes it moved inside hosts
   std::uint32_t queue_pairs = 0;   // RDMA connections used
+  // Over MPI ranks: the most plan steps one rank held (collectives::Plan::held); else `steps`.
+  std::uint64_t held_steps = 0;
 };
 
 // The most plan steps that fit in the memory limit (net::memory_limit, --max-memory): a step
@@ -62,8 +64,16 @@ std::uint64_t plan_step_budget();
 
 // The plan the executor runs for `call` on `layout`: collectives::make_plan's (within the step
 // budget), in its whole-transfer form when `params` asks for it.
+// `held` (held_ranks): only those ranks' steps are built, the rest as briefs (collectives::Plan).
 collectives::Plan build_plan(const collectives::Call& call, const collectives::RankLayout& layout,
-                             const ExecParams& params, unsigned threads);
+                             const ExecParams& params, unsigned threads,
+                             const std::vector<bool>* held = nullptr);
+
+// Over MPI ranks (`run.ranks`), the ranks of `layout` whose plan steps this process needs: those
+// on hosts whose agent or any of whose NICs it runs (a flow's messages are read at both its
+// NICs). Empty when one process runs everything, and for the flow level (one process).
+std::vector<bool> held_ranks(const net::Topology& topo, const net::NetworkConfig& cfg,
+                             const collectives::RankLayout& layout, const net::RunOptions& run);
 
 // Every GPU of the topology as a rank, host by host (rank = host x gpus + local).
 collectives::RankLayout rank_layout(const net::Topology& topo, const collectives::Hardware& hw);

@@ -24,9 +24,11 @@ struct Shape {
 
 void run_shape(Shape& s, const net::Topology& topo, const net::NetworkConfig& cfg,
                const ExecParams& params, const net::RunOptions& run) {
-  const CollectiveResult r =
-      run_collective(topo, cfg, build_plan(comm_call(*s.comm), s.members, params, run.threads),
-                     s.members, params, run);
+  // Over MPI ranks each process builds the steps of its own hosts' ranks only.
+  const std::vector<bool> held = held_ranks(topo, cfg, s.members, run);
+  const CollectiveResult r = run_collective(
+      topo, cfg, build_plan(comm_call(*s.comm), s.members, params, run.threads, &held), s.members,
+      params, run);
   s.time = r.time;
   s.events = r.net.kernel.events;
 }

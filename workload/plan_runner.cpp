@@ -134,7 +134,27 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
   std::unordered_map<std::uint64_t, std::uint32_t> ids;
   ids.reserve(parts * 4);
   s.step_conn.resize(parts);
+  const auto held = [&](std::size_t p) { return plan.held.empty() || plan.held[p]; };
   for (std::size_t p = 0; p < parts; ++p) {
+    if (!held(p)) {
+      // Its connections in the order its steps meet them, as a scan of the steps would number
+      // them; the traffic of its sends where no held receiver lists the messages.
+      for (const collectives::ConnBrief& cb : plan.briefs[p].conns) {
+        const auto [it, fresh] =
+            ids.try_emplace(cb.key, static_cast<std::uint32_t>(s.conns.size()));
+        if (fresh) {
+          s.conns.push_back(ShapeConn{static_cast<std::uint32_t>(cb.key >> 40),
+                                      static_cast<std::uint32_t>(cb.key >> 16 & 0xffffff),
+                                      static_cast<int>(cb.key & 0xffff),
+                                      cb.rail,
+                                      {}});
+        }
+        ShapeConn& sc = s.conns[it->second];
+        sc.brief_messages += cb.messages;
+        sc.brief_bytes += cb.bytes;
+      }
+      continue;
+    }
     const std::vector<Step>& steps = plan.steps[p];
     s.step_conn[p].resize(steps.size());
     for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -150,9 +170,8 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
           static_cast<std::uint32_t>(st.dir == Dir::Send ? static_cast<int>(p) : st.peer);
       const auto to =
           static_cast<std::uint32_t>(st.dir == Dir::Send ? st.peer : static_cast<int>(p));
-      const std::uint64_t key = static_cast<std::uint64_t>(from) << 40 |
-                                static_cast<std::uint64_t>(to) << 16 |
-                                static_cast<std::uint64_t>(st.channel);
+      const std::uint64_t key =
+          collectives::connection_key(static_cast<int>(from), static_cast<int>(to), st.channel);
       auto [it, fresh] = ids.try_emplace(key, static_cast<std::uint32_t>(s.conns.size()));
       if (fresh) s.conns.push_back(ShapeConn{from, to, st.channel, st.rail, {}});
       s.step_conn[p][i] = it->second;
@@ -163,11 +182,18 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
         // Inside a host only the byte counts read it: each copy's bytes count.
         s.conns[it->second].messages.push_back(std::max<std::uint64_t>(1, st.wire_bytes) *
                                                st.copies);
+      } else if (!held(static_cast<std::size_t>(st.peer))) {
+        // The sender's steps are elsewhere: its messages, in order, as this end receives them.
+        s.conns[it->second].messages.push_back(std::max<std::uint64_t>(1, st.wire_bytes) *
+                                               st.copies);
       }
     }
   }
-  for (const ShapeConn& sc : s.conns) {
+  for (ShapeConn& sc : s.conns) {
     for (const std::uint64_t m : sc.messages) s.message_bytes += m;
+    // Listed by an end held here: the brief of the other end adds nothing.
+    if (!sc.messages.empty()) sc.brief_messages = 0, sc.brief_bytes = 0;
+    s.message_bytes += sc.brief_bytes;
   }
   s.plan = std::move(plan);
   shapes_.push_back(std::move(s));
@@ -201,7 +227,8 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
     Participant part;
     part.instance = id;
     part.index = p;
-    part.total = static_cast<std::uint32_t>(plan.steps[p].size());
+    part.total = static_cast<std::uint32_t>(
+        plan.held.empty() || plan.held[p] ? plan.steps[p].size() : plan.briefs[p].steps);
     const auto first_sharp = static_cast<std::uint32_t>(plan.n_ranks + plan.switch_host.size());
     if (p < static_cast<std::uint32_t>(plan.n_ranks)) {
       part.host = ranks[p].host;
@@ -246,11 +273,19 @@ std::uint32_t PlanRunner::add_instance(std::uint32_t shape,
       net::FlowSpec& fs = flows_[c.flow];
       std::uint64_t end = fs.bytes;
       for (const std::uint64_t m : sc.messages) fs.messages.push_back(end += m), total += m;
+      if (sc.brief_messages > 0) {
+        // Neither end runs here, nor does either NIC, so only the flow's size and message count
+        // need be right: one byte each but the last, which carries the rest.
+        for (std::uint32_t k = 1; k < sc.brief_messages; ++k) fs.messages.push_back(++end);
+        end = fs.bytes + sc.brief_bytes;
+        fs.messages.push_back(end);
+        total += sc.brief_bytes;
+      }
       fs.bytes = end;
       net_bytes_ += total;
     } else {
       for (const std::uint64_t m : sc.messages) total += m;
-      nvlink_bytes_ += total;
+      nvlink_bytes_ += total + sc.brief_bytes;
     }
     conns_.push_back(c);
   }
@@ -326,7 +361,7 @@ PlanRunner::Conn PlanRunner::new_conn(const Shape& shape, const ShapeConn& sc, s
     flow_conns_.emplace_back();
   }
   c.msg_base = static_cast<std::uint32_t>(flows_[c.flow].messages.size());
-  c.msg_count = static_cast<std::uint32_t>(sc.messages.size());
+  c.msg_count = static_cast<std::uint32_t>(sc.messages.size()) + sc.brief_messages;
   flow_conns_[c.flow].push_back(static_cast<std::uint32_t>(conns_.size()));
   const core::NodeId src = topo_.nics[fs.src_nic];
   auto it = delays_.find(src);
@@ -372,6 +407,14 @@ std::uint32_t PlanRunner::nic_of(int host, int rail) const {
         fmt::format("host {} has no NIC {} (it has {})", h.name, rail, h.nics.size()));
   }
   return nic_index_[h.nics[static_cast<std::size_t>(rail)]];
+}
+
+std::uint64_t PlanRunner::held_steps() const {
+  std::uint64_t n = 0;
+  for (const Shape& s : shapes_) {
+    for (const std::vector<std::uint32_t>& c : s.step_conn) n += c.size();
+  }
+  return n;
 }
 
 std::vector<net::FlowSpec> PlanRunner::take_flows() {
@@ -513,6 +556,9 @@ void PlanRunner::begin(Ctx& ctx, std::uint32_t p) {
     hs.free_live.pop_back();
   }
   LiveSteps& live = hs.live[part.live];
+  if (!shape.plan.held.empty() && !shape.plan.held[part.index]) {
+    throw std::logic_error("a participant whose plan steps this process does not hold began");
+  }
   if (shape.instances == 1) {
     step_states(shape, part.index, live);
     // A plan run once needs its steps no longer: a plan of a thousand ranks holds gigabytes.

@@ -94,6 +94,8 @@ class PlanRunner {
     std::uint32_t stalled = 0, stalled_done = 0, stalled_total = 0;  // the first that did not
   };
   InstanceResult result(std::uint32_t instance) const;
+  // Plan steps this process holds (all of them but over MPI ranks; collectives::Plan::held).
+  std::uint64_t held_steps() const;
   std::uint64_t net_bytes() const { return net_bytes_; }
   std::uint64_t nvlink_bytes() const { return nvlink_bytes_; }
   std::uint32_t queue_pairs() const { return static_cast<std::uint32_t>(flow_conns_.size()); }
@@ -174,6 +176,9 @@ class PlanRunner {
     int channel = 0;
     int rail = collectives::kNoRail;
     std::vector<std::uint64_t> messages;  // wire bytes of its sends, in order
+    // Neither end's steps held here (collectives::Plan::held): its sends' count and bytes only.
+    std::uint32_t brief_messages = 0;
+    std::uint64_t brief_bytes = 0;
   };
   struct Shape {
     collectives::Plan plan;  // steps kept while instances may still materialise them

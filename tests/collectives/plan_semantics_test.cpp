@@ -661,3 +661,61 @@ TEST_CASE("ring plans are the same for every thread count and partition of the r
     }
   }
 }
+
+TEST_CASE("a plan built for part of the ranks holds their steps and briefs the others",
+          "[collectives]") {
+  // What an MPI rank builds (Plan::held): the held ranks' steps as in the whole plan; of each
+  // other one its step count, and its connections in the order its steps first use them with the
+  // traffic of its sends on each.
+  const auto key = [](int self, const Step& s) {
+    return s.dir == Dir::Send ? connection_key(self, s.peer, s.channel)
+                              : connection_key(s.peer, self, s.channel);
+  };
+  const RankLayout layout = layout_hosts(16, 4);
+  std::vector<bool> held(16);
+  for (std::size_t r = 0; r < held.size(); ++r) held[r] = r % 3 == 1;
+  for (const auto& [op, algo] : {std::pair{Op::AllReduce, Algo::Ring},
+                                 {Op::AllReduce, Algo::Tree},
+                                 {Op::AllGather, Algo::Ring},
+                                 {Op::AllToAll, Algo::Auto}}) {
+    Call call{.op = op, .bytes = 1 << 20, .algo = algo, .channels = 2};
+    const Plan whole = make_plan(call, layout, 2);
+    const Plan part = make_plan(call, layout, 2, ~std::uint64_t{0}, false, &held);
+    REQUIRE(part.steps.size() == whole.steps.size());
+    REQUIRE(part.briefs.size() == whole.steps.size());
+    for (std::size_t p = 0; p < whole.steps.size(); ++p) {
+      INFO(name(op) << " participant " << p);
+      const std::vector<Step>& all = whole.steps[p];
+      if (p >= held.size() || held[p]) {
+        REQUIRE(part.steps[p].size() == all.size());
+        for (std::size_t i = 0; i < all.size(); ++i) {
+          REQUIRE(part.steps[p][i].seq == all[i].seq);
+          REQUIRE(part.steps[p][i].wire_bytes == all[i].wire_bytes);
+          REQUIRE(part.steps[p][i].deps.size() == all[i].deps.size());
+        }
+        continue;
+      }
+      REQUIRE(part.steps[p].empty());
+      const Brief& brief = part.briefs[p];
+      REQUIRE(brief.steps == all.size());
+      std::vector<ConnBrief> expected;
+      for (const Step& s : all) {
+        const std::uint64_t k = key(static_cast<int>(p), s);
+        auto it = std::find_if(expected.begin(), expected.end(),
+                               [&](const ConnBrief& c) { return c.key == k; });
+        if (it == expected.end()) it = expected.insert(expected.end(), ConnBrief{k, s.rail, 0, 0});
+        if (s.dir == Dir::Send) {
+          ++it->messages;
+          it->bytes += std::max<std::uint64_t>(1, s.wire_bytes) * s.copies;
+        }
+      }
+      REQUIRE(brief.conns.size() == expected.size());
+      for (std::size_t c = 0; c < expected.size(); ++c) {
+        REQUIRE(brief.conns[c].key == expected[c].key);
+        REQUIRE(brief.conns[c].rail == expected[c].rail);
+        REQUIRE(brief.conns[c].messages == expected[c].messages);
+        REQUIRE(brief.conns[c].bytes == expected[c].bytes);
+      }
+    }
+  }
+}

@@ -72,6 +72,16 @@ compare incast out run scenarios/examples/incast_hpcc.yaml -q
 compare s1 none run scenarios/bench/simai_s1.yaml -q
 compare s2 none run scenarios/bench/simai_s2.yaml -q
 compare busbw none busbw scenarios/quickstart.yaml -e 1MiB -q
+# A fat tree with a host per leaf: each rank holds only its own hosts' plan steps (the others'
+# messages come from the receiving end's steps, or as counts where neither end is local).
+compare fat_tree none run tests/data/mpi/fat_tree_allreduce.yaml -q
+for np in 2 4; do
+  held=$("${mpirun[@]}" -np "$np" "$exe" run tests/data/mpi/fat_tree_allreduce.yaml -q |
+    sed -n 's/.*a rank held at most \([0-9]*\)% of a size.s plan steps.*/\1/p')
+  if [ -n "$held" ] && [ "$held" -lt 100 ]; then echo "ok fat_tree plan divided: $held% at $np ranks"
+  else echo "FAIL fat_tree: a rank held '${held}'% of the plan at $np ranks"; failures=$((failures + 1))
+  fi
+done
 compare phold none bench phold --nodes 512 --end 30us --lps 6 --trace-hash
 # A training iteration on the shared fabric (ops.csv, ports.csv, trace.json).
 compare training out run scenarios/examples/training_3d_single.yaml -q --set cluster.hosts=2 \
