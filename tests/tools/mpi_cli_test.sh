@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # fabricsim under mpirun against one process: the same tables, CSVs and results.json (timing
-# lines aside) for flows, collectives (SimAI's S1 and S2, a busbw table), PHOLD, a training
-# iteration (on the shared fabric and isolated) and validation, at 2 and 4 ranks with 1 and 2
-# threads each; and what does not run over ranks says so. The set `large` runs SimAI's S3 and S4
-# the same way instead (seconds each, so the sanitizer stages leave it out by its label).
+# lines aside), at 2 and 4 ranks with 1 and 2 threads each. The default set, which every CI stage
+# runs (the sanitizers too): flows, SimAI's S1, a busbw table on one switch, a fat tree whose
+# plan the ranks divide, a training iteration on the shared fabric, and what does not run over
+# ranks saying so. The set `large` (release stage only, by its label): SimAI's S2-S4, PHOLD,
+# isolated training, validate and topo.
 # Usage: mpi_cli_test.sh FABRICSIM MPIEXEC [quick|large]
 set -euo pipefail
 exe=$1
@@ -60,17 +61,28 @@ compare() {  # name, then the fabricsim arguments (an --out folder is added wher
 }
 
 if [ "$set_name" = large ]; then
+  # SimAI's S2-S4, PHOLD (tests/core/ranks_test.cpp covers the kernel in every stage), and the
+  # commands that run whole collectives one after another (isolated training, validate, topo).
+  compare s2 none run scenarios/bench/simai_s2.yaml -q
   compare s3 none run scenarios/bench/simai_s3.yaml -q
   compare s4 none run scenarios/bench/simai_s4.yaml -q
+  compare phold none bench phold --nodes 512 --end 30us --lps 6 --trace-hash
+  compare isolated out run scenarios/examples/training_3d_single.yaml -q --set cluster.hosts=2 \
+    --set training.tp=2 --set training.pp=2 --set training.dp=4 --set training.global_batch=8 \
+    --set training.network=isolated
+  # A 2-node dataset (bars opened: this compares runs, not accuracy) and a training case.
+  compare validate none validate --dataset allreduce_nebius-h100_2node_16gpu_ib \
+    --max-bytes 64MiB --max-median-error 100 --max-error 1000 --max-small-error 10000
+  compare validate_training none validate --suite training --dataset korthikanti22-22b-full
+  compare topo none topo scenarios/quickstart.yaml
   [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
   exit 0
 fi
 
 # Flows on a fat tree with HPCC (telemetry crosses ranks as FIFO attachments).
 compare incast out run scenarios/examples/incast_hpcc.yaml -q
-# Collectives: SimAI's S1 and S2, and a table on one switch (ranks cut the NICs from it).
+# Collectives: SimAI's S1, and a table on one switch (ranks cut the NICs from it).
 compare s1 none run scenarios/bench/simai_s1.yaml -q
-compare s2 none run scenarios/bench/simai_s2.yaml -q
 compare busbw none busbw scenarios/quickstart.yaml -e 1MiB -q
 # A fat tree with a host per leaf: each rank holds only its own hosts' plan steps (the others'
 # messages come from the receiving end's steps, or as counts where neither end is local).
@@ -82,15 +94,9 @@ for np in 2 4; do
   else echo "FAIL fat_tree: a rank held '${held}'% of the plan at $np ranks"; failures=$((failures + 1))
   fi
 done
-compare phold none bench phold --nodes 512 --end 30us --lps 6 --trace-hash
 # A training iteration on the shared fabric (ops.csv, ports.csv, trace.json).
 compare training out run scenarios/examples/training_3d_single.yaml -q --set cluster.hosts=2 \
   --set training.tp=2 --set training.pp=2 --set training.dp=4 --set training.global_batch=8
-# The same iteration with each distinct communication run alone (one after another over the
-# ranks).
-compare isolated out run scenarios/examples/training_3d_single.yaml -q --set cluster.hosts=2 \
-  --set training.tp=2 --set training.pp=2 --set training.dp=4 --set training.global_batch=8 \
-  --set training.network=isolated
 
 refused() {  # what, expected words, command
   local what=$1 words=$2
@@ -104,12 +110,6 @@ refused() {  # what, expected words, command
     echo "ok $what refused"
   fi
 }
-# Validation: a 2-node dataset (bars opened: this compares runs, not accuracy) and a training case.
-compare validate none validate --dataset allreduce_nebius-h100_2node_16gpu_ib --max-bytes 64MiB \
-  --max-median-error 100 --max-error 1000 --max-small-error 10000
-compare validate_training none validate --suite training --dataset korthikanti22-22b-full
-
-compare topo none topo scenarios/quickstart.yaml
 
 refused sweep "emit" sweep scenarios/examples/cc_sweep.yaml
 refused "validate -j" "leave -j at 1" validate --dataset allreduce_dgx-h100_8gpu_nvswitch -j 2
