@@ -175,15 +175,13 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
       auto [it, fresh] = ids.try_emplace(key, static_cast<std::uint32_t>(s.conns.size()));
       if (fresh) s.conns.push_back(ShapeConn{from, to, st.channel, st.rail, {}});
       s.step_conn[p][i] = it->second;
-      if (st.dir == Dir::Send) {
-        if (st.copies != 1 && st.rail != collectives::kNoRail) {
-          throw std::invalid_argument("a step between hosts stands for one connection only");
-        }
-        // Inside a host only the byte counts read it: each copy's bytes count.
-        s.conns[it->second].messages.push_back(std::max<std::uint64_t>(1, st.wire_bytes) *
-                                               st.copies);
-      } else if (!held(static_cast<std::size_t>(st.peer))) {
-        // The sender's steps are elsewhere: its messages, in order, as this end receives them.
+      if (st.dir == Dir::Send && st.copies != 1 && st.rail != collectives::kNoRail) {
+        throw std::invalid_argument("a step between hosts stands for one connection only");
+      }
+      // A connection's messages, in order, from its sender's steps, or from its receiver's when
+      // the sender's are on another rank. Inside a host only the byte counts read them: each
+      // copy's bytes count.
+      if (st.dir == Dir::Send || !held(static_cast<std::size_t>(st.peer))) {
         s.conns[it->second].messages.push_back(std::max<std::uint64_t>(1, st.wire_bytes) *
                                                st.copies);
       }
