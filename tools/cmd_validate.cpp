@@ -400,6 +400,7 @@ int cmd_validate(const std::vector<std::string>& args) {
                 ok              ? "met"
                 : e.gap.empty() ? "MISSED"
                                 : "missed (known gap, see manifest)");
+    for (const std::string& note : r.notes) std::printf("  note: %s\n", note.c_str());
     std::fflush(stdout);
     o = Outcome{};  // its report is done: free it
   };

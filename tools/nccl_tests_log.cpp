@@ -81,6 +81,7 @@ NcclTestsLog read_nccl_tests_json(std::istream& in, const std::string& path) {
         *gpus <= 1024 && *threads >= 1 && *threads <= 1024 && devices->size() <= (1u << 20)) {
       log.ranks =
           static_cast<int>(devices->size()) * static_cast<int>(*gpus) * static_cast<int>(*threads);
+      log.gpus_per_thread = static_cast<int>(*gpus);
     }
   }
   std::size_t index = 0;
@@ -180,8 +181,12 @@ NcclTestsLog read_nccl_tests_log(const std::string& path) {
           path, number));
     }
     if (tok[0] == "#") {
-      // "# Collective test starting: all_reduce_perf"; "#  Rank  3 Group  0 Pid ..."
-      if (tok.size() >= 5 && tok[1] == "Collective" && tok[3] == "starting:") {
+      // "# Collective test starting: all_reduce_perf"; "#  Rank  3 Group  0 Pid ..."; "# nThread
+      // 1 nGpus 4 minBytes ..."
+      if (tok.size() >= 5 && tok[1] == "nThread" && tok[3] == "nGpus" && is_integer(tok[4]) &&
+          tok[4].size() <= 6) {
+        log.gpus_per_thread = std::stoi(tok[4]);
+      } else if (tok.size() >= 5 && tok[1] == "Collective" && tok[3] == "starting:") {
         log.binary = tok[4];
         log.collective = fabricsim_collective(tok[4]);
       } else if (tok.size() >= 3 && tok[1] == "Rank" && is_integer(tok[2])) {

@@ -18,6 +18,9 @@ struct NcclTestsLog {
   std::string collective;      // fabricsim's name ("allreduce"); empty if the log does not say
   std::string binary;          // as the log names it ("all_reduce_perf"); empty if it does not
   int ranks = 0;               // "#  Rank" lines; 0 if the log has none
+  // GPUs each thread drove (nccl-tests -g): "nGpus" of the "# nThread" header line, or -J's
+  // config.ngpus; 0 if the log does not say.
+  int gpus_per_thread = 0;
 };
 
 // Throws ScenarioError naming the file (and line) when it holds no result row or a row that

@@ -208,6 +208,16 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
                       "and GPUs (or collectives.groups) to match",
                       e.data, log.ranks, e.scenario, r.ranks));
     }
+    if (log.gpus_per_thread > 1) {
+      // nccl-tests -g N: one thread enqueues the call on each of its N GPUs in turn, and the
+      // next iteration's launches wait for that loop; a process per GPU launches in parallel.
+      r.notes.push_back(fmt::format(
+          "{} drove {} GPUs from each thread (nccl-tests -g {}): their kernel launches take turns "
+          "on one CPU thread, host time the simulation does not model, so sizes whose collective "
+          "takes a few tens of microseconds measure slower than a run with a process per GPU "
+          "(mpirun -np {} ... -g 1) would",
+          e.data, log.gpus_per_thread, log.gpus_per_thread, r.ranks));
+    }
     measured = std::move(log.rows);
   } else if (!e.point.empty()) {
     int ranks = 0;

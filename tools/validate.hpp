@@ -76,6 +76,8 @@ struct ValidationResult {
   double median_error_1m = -1;
   double max_error_64k = -1;
   double max_error_small = -1;
+  // What the comparison cannot account for, said under the table (a user's log run with -g N).
+  std::vector<std::string> notes;
 };
 
 // The accuracy bar of the collectives issue (issue 17): median |error| <= 5% over sizes >= 1 MiB,

@@ -528,6 +528,28 @@ TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
                         "--set cluster.host.gpus=4 --set collectives.algo=ring");
   REQUIRE(wrong.status == 1);
   REQUIRE_THAT(wrong.text, Catch::Contains("ring_wrong.log:17: nccl-tests counted 12 wrong"));
+  // A run of one thread driving four GPUs (-g 4) is compared all the same, with a note that its
+  // launches take turns on one CPU thread; a process per GPU (nGpus 1) gets none.
+  const std::string g4_log = "build/cli_test_out/ring_g4.log";
+  {
+    std::ifstream in(log);
+    std::ofstream out(g4_log);
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t at = line.find("nThread 1 nGpus 1 ");
+      if (at != std::string::npos) line.replace(at, 18, "nThread 1 nGpus 4 ");
+      out << line << '\n';
+    }
+  }
+  const std::string g4_args =
+      " --scenario scenarios/validation/h100-sxm5_1node.yaml "
+      "--set cluster.host.gpus=4 --set collectives.algo=ring";
+  const Out g4 = run("validate --measured " + g4_log + g4_args);
+  REQUIRE(g4.status == 0);
+  REQUIRE_THAT(g4.text, Catch::Contains("note: " + g4_log +
+                                        " drove 4 GPUs from each thread "
+                                        "(nccl-tests -g 4)"));
+  REQUIRE(errors(g4.text) == errors(mine.text));
+  REQUIRE_THAT(mine.text, !Catch::Contains("note:"));
   // The same log as srun -l labels it ("0: "), with a 0-byte row (NCCL launches nothing for it;
   // all-gather logs of many ranks start so), validates as the original; a second run appended
   // to it (another table, maybe another collective) is refused, not merged.
