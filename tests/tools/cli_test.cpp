@@ -466,9 +466,10 @@ TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
   // The log holds the rows of the algo-ring dataset in nccl-tests' stdout format (mpirun tags,
   // NCCL INFO lines and all): it must validate exactly as the dataset does.
   const std::string log = "tests/data/nccl_tests_logs/allreduce_h100-sxm5_4gpu_ring.log";
-  const std::string own = "validate --measured " + log +
-                          " --scenario scenarios/validation/h100-sxm5_1node.yaml "
-                          "--set cluster.host.gpus=4 --set collectives.algo=ring";
+  const std::string scenario =
+      " --scenario scenarios/validation/h100-sxm5_1node.yaml "
+      "--set cluster.host.gpus=4 --set collectives.algo=ring";
+  const std::string own = "validate --measured " + log + scenario;
   const Out mine = run(own);
   const Out dataset = run("validate --dataset allreduce_h100-sxm5_4gpu_nvswitch_algo-ring");
   REQUIRE(mine.status == 0);
@@ -507,43 +508,31 @@ TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
       }
     }
   }
-  const Out nan = run("validate --measured " + nan_log +
-                      " --scenario scenarios/validation/h100-sxm5_1node.yaml "
-                      "--set cluster.host.gpus=4 --set collectives.algo=ring");
+  const Out nan = run("validate --measured " + nan_log + scenario);
   REQUIRE(nan.status == 1);
   REQUIRE_THAT(nan.text, Catch::Contains("ring_nan.log:17: a bus bandwidth of nan GB/s"));
   // Nor is a size where nccl-tests found wrong results.
-  const std::string wrong_log = "build/cli_test_out/ring_wrong.log";
-  {
+  // The log with one text replaced (the first place it occurs on each line).
+  const auto replacing = [&](const std::string& to, const std::string& what,
+                             const std::string& with) {
     std::ifstream in(log);
-    std::ofstream out(wrong_log);
+    std::ofstream out(to);
     for (std::string line; std::getline(in, line);) {
-      const std::size_t at = line.find("339.14      0 ");
-      if (at != std::string::npos) line.replace(at, 14, "339.14     12 ");
+      const std::size_t at = line.find(what);
+      if (at != std::string::npos) line.replace(at, what.size(), with);
       out << line << '\n';
     }
-  }
-  const Out wrong = run("validate --measured " + wrong_log +
-                        " --scenario scenarios/validation/h100-sxm5_1node.yaml "
-                        "--set cluster.host.gpus=4 --set collectives.algo=ring");
+  };
+  const std::string wrong_log = "build/cli_test_out/ring_wrong.log";
+  replacing(wrong_log, "339.14      0 ", "339.14     12 ");
+  const Out wrong = run("validate --measured " + wrong_log + scenario);
   REQUIRE(wrong.status == 1);
   REQUIRE_THAT(wrong.text, Catch::Contains("ring_wrong.log:17: nccl-tests counted 12 wrong"));
   // A run of one thread driving four GPUs (-g 4) is compared all the same, with a note that its
   // launches take turns on one CPU thread; a process per GPU (nGpus 1) gets none.
   const std::string g4_log = "build/cli_test_out/ring_g4.log";
-  {
-    std::ifstream in(log);
-    std::ofstream out(g4_log);
-    for (std::string line; std::getline(in, line);) {
-      const std::size_t at = line.find("nThread 1 nGpus 1 ");
-      if (at != std::string::npos) line.replace(at, 18, "nThread 1 nGpus 4 ");
-      out << line << '\n';
-    }
-  }
-  const std::string g4_args =
-      " --scenario scenarios/validation/h100-sxm5_1node.yaml "
-      "--set cluster.host.gpus=4 --set collectives.algo=ring";
-  const Out g4 = run("validate --measured " + g4_log + g4_args);
+  replacing(g4_log, "nThread 1 nGpus 1 ", "nThread 1 nGpus 4 ");
+  const Out g4 = run("validate --measured " + g4_log + scenario);
   REQUIRE(g4.status == 0);
   REQUIRE_THAT(g4.text, Catch::Contains("note: " + g4_log +
                                         " drove 4 GPUs from each thread "
@@ -570,9 +559,7 @@ TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
   };
   const std::string srun_log = "build/cli_test_out/ring_srun.log";
   rewrite(srun_log, false);
-  const std::string srun = "validate --measured " + srun_log +
-                           " --scenario scenarios/validation/h100-sxm5_1node.yaml "
-                           "--set cluster.host.gpus=4 --set collectives.algo=ring";
+  const std::string srun = "validate --measured " + srun_log + scenario;
   const Out labelled = run(srun);
   REQUIRE(labelled.status == 0);
   REQUIRE(errors(labelled.text) == errors(dataset.text));
