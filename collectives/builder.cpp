@@ -178,8 +178,7 @@ std::uint32_t PlanBuilder::brief_step(int rank, const Step& step, Conn& conn) {
     const bool send = step.dir == Dir::Send;
     conn.brief = static_cast<std::uint32_t>(brief.conns.size());
     brief.conns.push_back(
-        ConnBrief{connection_key(send ? rank : step.peer, send ? step.peer : rank, step.channel),
-                  step.rail, 0, 0});
+        ConnBrief{send ? rank : step.peer, send ? step.peer : rank, step.channel, step.rail, 0, 0});
   }
   if (step.dir == Dir::Send) {
     ConnBrief& cb = brief.conns[conn.brief];

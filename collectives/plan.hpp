@@ -75,10 +75,11 @@ inline std::uint64_t connection_key(int from, int to, int channel) {
 // runs only its own hosts' participants): its step count, and its connections in the order its
 // steps first use them, with the traffic of its sends on each.
 struct ConnBrief {
-  std::uint64_t key = 0;  // connection_key
+  int from = 0, to = 0, channel = 0;  // sender, receiver
   int rail = kNoRail;
   std::uint32_t messages = 0;  // sends (0 on a connection it receives on)
   std::uint64_t bytes = 0;     // their wire bytes
+  std::uint64_t key() const { return connection_key(from, to, channel); }
 };
 struct Brief {
   std::uint32_t steps = 0;

@@ -141,11 +141,11 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
       // them; the traffic of its sends where no held receiver lists the messages.
       for (const collectives::ConnBrief& cb : plan.briefs[p].conns) {
         const auto [it, fresh] =
-            ids.try_emplace(cb.key, static_cast<std::uint32_t>(s.conns.size()));
+            ids.try_emplace(cb.key(), static_cast<std::uint32_t>(s.conns.size()));
         if (fresh) {
-          s.conns.push_back(ShapeConn{static_cast<std::uint32_t>(cb.key >> 40),
-                                      static_cast<std::uint32_t>(cb.key >> 16 & 0xffffff),
-                                      static_cast<int>(cb.key & 0xffff),
+          s.conns.push_back(ShapeConn{static_cast<std::uint32_t>(cb.from),
+                                      static_cast<std::uint32_t>(cb.to),
+                                      cb.channel,
                                       cb.rail,
                                       {}});
         }
@@ -190,7 +190,10 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
   for (ShapeConn& sc : s.conns) {
     for (const std::uint64_t m : sc.messages) s.message_bytes += m;
     // Listed by an end held here: the brief of the other end adds nothing.
-    if (!sc.messages.empty()) sc.brief_messages = 0, sc.brief_bytes = 0;
+    if (!sc.messages.empty()) {
+      sc.brief_messages = 0;
+      sc.brief_bytes = 0;
+    }
     s.message_bytes += sc.brief_bytes;
   }
   s.plan = std::move(plan);
