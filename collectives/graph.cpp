@@ -32,6 +32,34 @@ std::span<const double> speeds_of(Arch a) {
   }
 }
 
+// Intra-node speed arrays by release, GB/s (search.cc speedArrayIntra below sm90,
+// sm90SpeedArrayIntra, sm100SpeedArrayIntra; 2.17's own, then 50 from 2.19, 11 from 2.21, and
+// Blackwell's own array from 2.25 with 18 from 2.27 and 45 from 2.29).
+constexpr std::array<double, 13> kSpeedIntraV217{44, 30, 22, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+constexpr std::array<double, 13> kSpeedIntra{40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+constexpr std::array<double, 8> kSpeedIntraSm90V217{66, 33, 24, 20, 15, 12, 6, 3};
+constexpr std::array<double, 9> kSpeedIntraSm90V218{60, 40, 30, 24, 20, 15, 12, 6, 3};
+constexpr std::array<double, 10> kSpeedIntraSm90V219{60, 50, 40, 30, 24, 20, 15, 12, 6, 3};
+constexpr std::array<double, 11> kSpeedIntraSm90{60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+constexpr std::array<double, 10> kSpeedIntraSm100V225{90, 80, 70, 60, 50, 40, 30, 24, 20, 19};
+constexpr std::array<double, 11> kSpeedIntraSm100V227{90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18};
+constexpr std::array<double, 12> kSpeedIntraSm100{90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+
+std::span<const double> intra_speeds(Arch a, int version) {
+  if (a == Arch::Volta || a == Arch::Ampere) {
+    return version >= 21800 ? std::span<const double>(kSpeedIntra) : kSpeedIntraV217;
+  }
+  if (a == Arch::Blackwell && version >= 22500) {
+    if (version >= 22900) return kSpeedIntraSm100;
+    if (version >= 22700) return kSpeedIntraSm100V227;
+    return kSpeedIntraSm100V225;
+  }
+  if (version >= 22100) return kSpeedIntraSm90;
+  if (version >= 21900) return kSpeedIntraSm90V219;
+  if (version >= 21800) return kSpeedIntraSm90V218;
+  return kSpeedIntraSm90V217;
+}
+
 double ring_speed(std::span<const double> speeds, double max_gbps) {
   for (double s : speeds) {
     if (s <= max_gbps) return s;
@@ -79,6 +107,46 @@ NetGraph net_graph(const Hardware& hw, int ranks_per_node) {
          *(s - 1) * g.rings <= nvlink) {
     g.tree_intra_gbps = *--s;
   }
+  return g;
+}
+
+RingGraph one_node_ring_graph(const Hardware& hw) {
+  const double nvlink = hw.bw_intra_gbps * hw.max_channels;
+  const std::span<const double> speeds = intra_speeds(hw.arch, hw.nccl_version);
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && speeds[i] > nvlink) ++i;
+  const auto rings_at = [&](double s) {
+    return std::min(static_cast<int>(std::floor((nvlink + 1e-3) / s)), kMaxChannels / 2);
+  };
+  RingGraph g{rings_at(speeds[i]), speeds[i]};
+  for (std::size_t j = i + 1; j < speeds.size() && speeds[j] / speeds[i] > 0.49; ++j) {
+    if (rings_at(speeds[j]) * speeds[j] > g.rings * g.gbps) g = {rings_at(speeds[j]), speeds[j]};
+  }
+  const bool sm90 = hw.arch == Arch::Hopper || hw.arch == Arch::Blackwell;
+  const bool keep = g.gbps < 25.0 || (sm90 && g.gbps < 50.0 && g.rings > 4);
+  if (!keep) {
+    const int dup = std::min(2 * g.rings, kMaxChannels / 2);
+    g.gbps /= (dup + g.rings - 1) / g.rings;
+    g.rings = dup;
+  }
+  return g;
+}
+
+NvlsGraph nvls_graph(const Hardware& hw, int gpus) {
+  NvlsGraph g;
+  if (gpus < 2) return g;
+  constexpr int kMaxNvlsArity = 32;  // NCCL_MAX_NVLS_ARITY, src/include/device.h
+  g.heads = std::min(gpus, kMaxNvlsArity);
+  const double nvlink = hw.bw_intra_gbps * hw.max_channels;
+  const double total = nvlink * gpus / (gpus - 1);
+  const std::span<const double> speeds = intra_speeds(hw.arch, hw.nccl_version);
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > nvlink || speeds[i] * g.heads > total)) ++i;
+  // The search rounds what is left on a link to 1e-3 GB/s (search.cc SUB_ROUND).
+  while (i + 1 < speeds.size() && speeds[i] * (g.heads + 1) > nvlink + 1e-3) ++i;
+  if (speeds[i] * (g.heads + 1) > nvlink + 1e-3) return NvlsGraph{};
+  g.bw_intra = g.bw_inter = speeds[i];
+  while (i > 0 && g.bw_inter < 2 * g.bw_intra) g.bw_inter = speeds[--i];
   return g;
 }
 

@@ -29,4 +29,36 @@ struct NetGraph {
 // nic_gbps and pci_gbps describe the node. Requires nic_gbps > 0.
 NetGraph net_graph(const Hardware& hw, int ranks_per_node);
 
+// NCCL's ring graph inside one node whose GPUs reach each other through NVSwitches (search.cc,
+// no network): the search's first speed at most a GPU's NVLink runs floor(NVLink / speed) rings,
+// and the slower speeds it then tries (down to half of it) replace them only with more rings x
+// speed; ncclTopoDupChannels then doubles them as in net_graph. 8 H100: 6 rings at 60 GB/s, 12
+// at 30 after duplication, which connect doubles again to the 24 channels of NVIDIA/nccl#1367's
+// log. The tuning model reads rings x speed.
+struct RingGraph {
+  int rings = 0;
+  double gbps = 0;  // per ring
+};
+RingGraph one_node_ring_graph(const Hardware& hw);
+
+// The NVLS graph NCCL's search finds inside one node (search.cc ncclTopoCompute with the NVLS
+// pattern and no network; ncclTopoSearchTryNvls):
+//   1. one channel per head, a head per GPU up to NCCL_MAX_NVLS_ARITY (32), and all of them
+//      (minChannels = maxChannels on a single node);
+//   2. each channel pulls from and pushes to every GPU through the NVSwitch at the search's
+//      speed, its head's twice, so a GPU's NVLink carries (heads + 1) x speed each way; the
+//      speed is the fastest entry of the intra-node speed array that fits, starting from the
+//      first at most the GPU's NVLink whose heads x speed is at most that NVLink x n / (n - 1);
+//   3. its second pass raises bwInter a speed at a time while it is below twice bwIntra
+//      (no network uses it; NCCL 2.28's tuning bounds NVLS by it).
+struct NvlsGraph {
+  int heads = 0;        // the graph's channels (not the nvlsChannels the kernels run)
+  double bw_intra = 0;  // GB/s per channel
+  double bw_inter = 0;
+};
+
+// `gpus` GPUs of one node; Hardware::bw_intra_gbps x max_channels is a GPU's NVLink per
+// direction (NCCL's links x per-link figure), arch and nccl_version pick the speed array.
+NvlsGraph nvls_graph(const Hardware& hw, int gpus);
+
 }  // namespace fabricsim::collectives

@@ -24,7 +24,9 @@
 //           per node.
 //   2.25.1  Blackwell rows (twice Hopper's caps; Hopper's row before).
 //   2.28.3  Blackwell tree caps lowered; perChMaxNVLSTreeBw (no such cap before: the tuner
-//           takes 2.28.3's for earlier releases, whose NVLSTree formula is not modelled).
+//           takes 2.28.3's for earlier releases, whose NVLSTree formula is not modelled);
+//           NVLS per head min(bwIntra x nvlsEfficiency x (heads - 1) / heads x 2, bwInter) and
+//           a ring's bus-to-algorithm ratio (bwIntra per head at 5/6 from 2.18.1).
 //   2.28.7  Blackwell ring LL128 34.6 GB/s at 2 nodes.   2.28.9  NVLSTree 20.9 us per network
 //   hop; Blackwell NVLSTree cap 43.8 beyond 2 nodes.     2.29.2  Blackwell ring LL128 34.5.
 //   2.29.7  Blackwell ring LL128 40.                     2.30.3  Blackwell NVLSTree cap 80.
@@ -62,8 +64,10 @@ struct TunerConstants {
   bool one_ppn_tree_net = true;        // one GPU per node: the tree's network hop (2.23.4)
   bool blackwell_rows = true;          // Blackwell its own GPU, LL128 on by default (2.25.1)
   bool blackwell_nvls_tree_correction = true;  // tree correction on NVLSTree, x86 (2.28.9)
-  double ring_plateau_hopper = 1.4;      // ring Simple all-reduce plateau on sm90+ (1.5 in 2.17)
-  int ring_plateau_below = 80;           // compute capability below which it is 1.9 (90 in 2.17)
+  bool nvls_ring_graph = false;      // NVLS costed on the ring graph at 3/4 (2.17; graph.hpp after)
+  bool nvls_efficiency = true;       // NVLS per head: nvlsEfficiency, bounded by bwInter (2.28.3)
+  double ring_plateau_hopper = 1.4;  // ring Simple all-reduce plateau on sm90+ (1.5 in 2.17)
+  int ring_plateau_below = 80;       // compute capability below which it is 1.9 (90 in 2.17)
   double collnet_direct_arity_us = 0.4;  // per GPU of the node (0.5 before 2.19)
 };
 

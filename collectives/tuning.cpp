@@ -164,7 +164,15 @@ AlgoTime ring_time(const TuningInput& in, Proto p) {
       lat *= cc < k.ring_plateau_below ? 1.9 : cc >= 90 ? k.ring_plateau_hopper : 1.4;
     }
   }
-  double bus = capped_bus(in, ch.rings * ch.ring_gbps);
+  // One node over NVLink: NCCL's ring graph there (graph.hpp), not the channels the kernels run.
+  int rings = ch.rings;
+  double ring_gbps = ch.ring_gbps;
+  if (nodes == 1 && in.hw.intra == IntraLink::NVLink) {
+    const RingGraph g = one_node_ring_graph(in.hw);
+    rings = g.rings;
+    ring_gbps = g.gbps;
+  }
+  double bus = capped_bus(in, rings * ring_gbps);
   const TunerConstants& c = constants(in);
   // LL: half the bus bandwidth from 2.21; a quarter before (a third for one node's gathers).
   const double ll = !c.ring_ll_quarter                       ? 0.5
@@ -173,7 +181,7 @@ AlgoTime ring_time(const TuningInput& in, Proto p) {
   if (p == Proto::LL) bus = std::min(ll_max_bw(in, nodes, c), ll * bus);
   const int ppn_ring = n / std::max(nodes, 1);
   const double ll128 = c.ring_ll128_one_ppn_07 && ppn_ring < 2 ? 0.7 : 0.92;
-  if (p == Proto::LL128) bus = std::min(ll128 * bus, ch.rings * per_ch_ring_ll128(in, nodes, c));
+  if (p == Proto::LL128) bus = std::min(ll128 * bus, rings * per_ch_ring_ll128(in, nodes, c));
   t.latency_us = lat;
   t.algbw_gbps = bus * n / std::max(nsteps, 1);
   return t;
@@ -227,6 +235,26 @@ double head_nic_gbps(const TuningInput& in, int ppn, int heads, bool path = fals
   return path ? g.path_gbps : g.ring_gbps;
 }
 
+// NCCL's NVLS bandwidth on one node, from its NVLS graph (graph.hpp), by release (tuning.cc):
+// from 2.28.3 each head carries min(bwIntra x nvlsEfficiency x (heads - 1) / heads x 2,
+// bwInter) of bus bandwidth, turned into algorithm bandwidth as a ring's, n / (2 (n - 1));
+// 2.18-2.27 bwIntra per head (their min with bwInter, which the search keeps above it) at
+// 5/6; 2.17 the ring graph's channels at 3/4. Zero when the search finds no NVLS graph.
+double nvls_one_node_algbw(const TuningInput& in) {
+  const TunerConstants& c = constants(in);
+  const int n = in.n_ranks;
+  if (c.nvls_ring_graph) {
+    const RingGraph g = one_node_ring_graph(in.hw);
+    return g.rings * g.gbps * 0.75;
+  }
+  const NvlsGraph g = nvls_graph(in.hw, n);
+  if (g.heads < 2) return 0;  // "NVLS/NVLStree needs at least 2 channels"
+  if (!c.nvls_efficiency) return g.heads * g.bw_intra * 5.0 / 6.0;
+  const double per_head = std::min(
+      g.bw_intra * nvls_efficiency(in.hw.arch) * (g.heads - 1) / g.heads * 2.0, g.bw_inter);
+  return g.heads * per_head * n / (2.0 * (n - 1));
+}
+
 AlgoTime nvls_time(const TuningInput& in, Proto p) {
   const int n = in.n_ranks, nodes = in.n_nodes;
   const int ppn = n / std::max(nodes, 1);
@@ -243,13 +271,16 @@ AlgoTime nvls_time(const TuningInput& in, Proto p) {
   t.latency_us = base_latency(in, Algo::Nvls, Proto::Simple) +
                  hw_latency(in, Algo::Nvls, Proto::Simple, Hop::NVLink);
   if (across) t.latency_us += net_latency(in, Algo::Nvls, p);
-  // NCCL's NVLS formula starts from the NVLS graph's bandwidth, which we do not have
-  // (nccl-facts.md §4); fed with ring per-channel figures it picks NVLS even on 2 GPUs, where
-  // NCCL 2.29 picks the ring (tests/data/busbw/allreduce_h100-sxm5_2gpu_nvswitch_256M-8G.yaml).
-  // So this uses the executor's NVLS cost instead. Across hosts NCCL bounds it by the network
-  // graph's bwInter as well: heads x their NIC's speed, as a bus bandwidth.
-  t.algbw_gbps = nvls_intra_gbps(in, across ? ppn : n, nch);
-  if (across && t.enabled) {
+  if (!across) {
+    t.algbw_gbps = nvls_one_node_algbw(in);
+    t.enabled = t.enabled && t.algbw_gbps > 0;
+    return t;
+  }
+  // Across hosts NCCL's NVLS graph comes from a search over the NICs too, which is not
+  // modelled: the executor's NVLS cost stands in for it, bounded by the network graph's
+  // bwInter as NCCL bounds it: heads x their NIC's speed, as a bus bandwidth.
+  t.algbw_gbps = nvls_intra_gbps(in, ppn, nch);
+  if (t.enabled) {
     const int heads = nvls_heads(in, ppn);
     t.algbw_gbps =
         std::min(t.algbw_gbps, heads * head_nic_gbps(in, ppn, heads) * n / (2.0 * (n - 1)));

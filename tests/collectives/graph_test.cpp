@@ -143,3 +143,88 @@ TEST_CASE("network graph: the tree's intra-node bandwidth rises to twice its rin
   b200.bw_intra_gbps = 900.0 / 16;
   CHECK(net_graph(b200, 8).tree_intra_gbps == 96.0);
 }
+
+namespace {
+
+// One node's GPUs as a scenario describes them: a GPU's NCCL NVLink (links x per-link figure)
+// spread over the channels the kernels run.
+Hardware nvswitch_node(Arch arch, double nvlink_gbps, int version) {
+  Hardware hw;
+  hw.arch = arch;
+  hw.nvls = true;
+  hw.nccl_version = version;
+  hw.bw_intra_gbps = nvlink_gbps / hw.max_channels;
+  return hw;
+}
+
+}  // namespace
+
+TEST_CASE("one node's ring graph: as many rings as the NVLink carries at the first speed",
+          "[collectives]") {
+  // H100 (18 x 20.6 GB/s): 6 rings at 60, duplicated to 12 at 30 (NVIDIA/nccl#1367: 24
+  // channels after connect doubles them).
+  const RingGraph h100 = one_node_ring_graph(nvswitch_node(Arch::Hopper, 370.8, 23007));
+  CHECK(h100.rings == 12);
+  CHECK(h100.gbps == 30.0);
+  // A100 (12 x 20): 6 rings at 40 fill the NVLink; Ampere is not spared the duplication.
+  const RingGraph a100 = one_node_ring_graph(nvswitch_node(Arch::Ampere, 240.0, 23007));
+  CHECK(a100.rings == 12);
+  CHECK(a100.gbps == 20.0);
+  // NCCL 2.17's Hopper array (66, 33, ...): 11 rings at 33 carry more than 5 at 66.
+  const RingGraph h100_217 = one_node_ring_graph(nvswitch_node(Arch::Hopper, 370.8, 21701));
+  CHECK(h100_217.rings == 11);
+  CHECK(h100_217.gbps == 33.0);
+  // B200 (18 x 40.1): 8 rings at 90 -> 16 at 45.
+  const RingGraph b200 = one_node_ring_graph(nvswitch_node(Arch::Blackwell, 721.8, 23007));
+  CHECK(b200.rings == 16);
+  CHECK(b200.gbps == 45.0);
+}
+
+TEST_CASE("one node's NVLS graph: a head per GPU, each GPU's NVLink carrying heads + 1 speeds",
+          "[collectives]") {
+  struct Case {
+    Arch arch;
+    double nvlink;
+    int gpus;
+    int version;
+    int heads;
+    double bw_intra;
+    double bw_inter;
+  };
+  const Case cases[] = {
+      {Arch::Hopper, 370.8, 8, 23007, 8, 40.0, 60.0},  // 9 x 40 <= 370.8 < 9 x 50
+      {Arch::Hopper, 370.8, 6, 23007, 6, 50.0, 60.0},
+      {Arch::Hopper, 370.8, 6, 21805, 6, 40.0, 60.0},  // 2.18's array has no 50
+      {Arch::Hopper, 370.8, 5, 23007, 5, 60.0, 60.0},
+      {Arch::Hopper, 370.8, 4, 23007, 4, 60.0, 60.0},
+      {Arch::Blackwell, 721.8, 8, 23007, 8, 80.0, 90.0},
+      {Arch::Blackwell, 721.8, 7, 23007, 7, 90.0, 90.0},  // 8 x 90 = 720 fits 721.8
+      // 72 GPUs of one NVLink domain: 32 heads (NCCL_MAX_NVLS_ARITY), 33 x 20 <= 721.8.
+      {Arch::Blackwell, 721.8, 72, 22602, 32, 20.0, 40.0},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.gpus, c.version);
+    const NvlsGraph g = nvls_graph(nvswitch_node(c.arch, c.nvlink, c.version), c.gpus);
+    CHECK(g.heads == c.heads);
+    CHECK(g.bw_intra == c.bw_intra);
+    CHECK(g.bw_inter == c.bw_inter);
+  }
+  CHECK(nvls_graph(nvswitch_node(Arch::Hopper, 370.8, 23007), 1).heads == 0);
+}
+
+TEST_CASE("one node picks NVLS where NCCL's model of its NVLS graph does", "[collectives]") {
+  const auto algo = [](Arch arch, double nvlink, int gpus, int version) {
+    TuningInput in{Op::AllReduce, 8ull << 30, gpus, 1, nvswitch_node(arch, nvlink, version)};
+    return choose(in).algo;
+  };
+  // NCCL 2.27: 4 H200 ring, 5 and more NVLS; 2.28's nvlsEfficiency and bwInter bound make 5
+  // a ring too, 6 a tie NVLS wins on latency (ml-engineering's sweeps; tests/data/busbw).
+  CHECK(algo(Arch::Hopper, 370.8, 4, 22707) == Algo::Ring);
+  CHECK(algo(Arch::Hopper, 370.8, 5, 22707) == Algo::Nvls);
+  CHECK(algo(Arch::Hopper, 370.8, 5, 22902) == Algo::Ring);
+  CHECK(algo(Arch::Hopper, 370.8, 6, 22902) == Algo::Nvls);
+  CHECK(algo(Arch::Hopper, 370.8, 2, 22902) == Algo::Ring);
+  // B200 under 2.27: ring up to 5 GPUs, NVLS from 6.
+  CHECK(algo(Arch::Blackwell, 721.8, 5, 22707) == Algo::Ring);
+  CHECK(algo(Arch::Blackwell, 721.8, 6, 22707) == Algo::Nvls);
+}

@@ -181,9 +181,9 @@ TEST_CASE("fabricsim busbw prints numbers too wide for a column as nccl-tests do
   REQUIRE_THAT(slow.text, Catch::Contains("     sum      -1  7.2e+07    0.12    0.12    N/A"));
   const Out fast =
       run("busbw scenarios/validation/h100-sxm5_1node.yaml -b 8G -e 8G --set "
-          "simulation.fidelity=analytical --set cluster.host.gpu_link=40000Gbps");
+          "cluster.host.gpu_link=40000Gbps --algo nvls");
   REQUIRE(fast.status == 0);
-  REQUIRE_THAT(fast.text, Catch::Contains("  2968.44  2893.8  5064.1    N/A"));
+  REQUIRE_THAT(fast.text, Catch::Contains("  2788.07  3081.0  5391.7    N/A"));
 }
 
 TEST_CASE("fabricsim busbw with flags on a training or flows scenario says what it needs",
