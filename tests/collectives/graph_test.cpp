@@ -228,3 +228,19 @@ TEST_CASE("one node picks NVLS where NCCL's model of its NVLS graph does", "[col
   CHECK(algo(Arch::Blackwell, 721.8, 5, 22707) == Algo::Ring);
   CHECK(algo(Arch::Blackwell, 721.8, 6, 22707) == Algo::Nvls);
 }
+
+TEST_CASE("one node's NVLS bandwidth follows each release's formula", "[collectives]") {
+  const auto nvls_algbw = [](int version) {
+    const TuningInput in{Op::AllReduce, 1ull << 30, 8, 1,
+                         nvswitch_node(Arch::Hopper, 370.8, version)};
+    for (const AlgoTime& t : algo_times(in)) {
+      if (t.algo == Algo::Nvls) return t.algbw_gbps;
+    }
+    return 0.0;
+  };
+  // 8 H100: 2.17 the ring graph (11 rings at 33 GB/s) at 3/4; 2.18-2.27 8 heads at 40 at 5/6;
+  // 2.28 on, 8 x min(40 x 0.85 x 7/8 x 2, 60) as a ring's 8/14.
+  CHECK(nvls_algbw(21701) == Approx(11 * 33.0 * 0.75));
+  CHECK(nvls_algbw(22707) == Approx(8 * 40.0 * 5.0 / 6.0));
+  CHECK(nvls_algbw(23007) == Approx(8 * 59.5 * 8.0 / 14.0));
+}
