@@ -74,9 +74,10 @@ int default_max_channels(compute::GpuArch a) {
   // Channels NCCL's graph search finds. A100: 24 ring channels in NCCL logs (nccl-tests issue
   // #100, "Channel 23/24"); Hopper and later: 16, NCCL's NVLS channel count on SM90. An 8-GPU
   // H100 host runs 24 ring channels (12 search rings doubled by ncclTopoPostset; NVIDIA/nccl
-  // #1367's log); what 2-6 GPUs of one get is not established. 24 against the one-host H100
-  // datasets (27 November 2026) moved them both ways (median over >= 1 MiB 4.9 -> 4.6%, over
-  // all rows 8.4 -> 9.5%; the 2-GPU run off its bar), so 16 stays until that is known.
+  // #1367's log), and so do 2-6 GPUs of one: the ring search gives every GPU count on an
+  // NVSwitch the same 12 rings (collectives/graph.hpp one_node_ring_graph; B200: 16, so 32
+  // channels). Tried twice (27 and 28 November 2026; docs/collectives.md, "Not modelled"): the
+  // large rings come in, the LL sizes that run few channels go 8-11 points slow, so 16 stays.
   return a == compute::GpuArch::Ampere ? 24 : 16;
 }
 
