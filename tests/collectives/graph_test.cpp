@@ -161,23 +161,29 @@ Hardware nvswitch_node(Arch arch, double nvlink_gbps, int version) {
 
 TEST_CASE("one node's ring graph: as many rings as the NVLink carries at the first speed",
           "[collectives]") {
-  // H100 (18 x 20.6 GB/s): 6 rings at 60, duplicated to 12 at 30 (NVIDIA/nccl#1367: 24
-  // channels after connect doubles them).
-  const RingGraph h100 = one_node_ring_graph(nvswitch_node(Arch::Hopper, 370.8, 23007));
-  CHECK(h100.rings == 12);
-  CHECK(h100.gbps == 30.0);
-  // A100 (12 x 20): 6 rings at 40 fill the NVLink; Ampere is not spared the duplication.
-  const RingGraph a100 = one_node_ring_graph(nvswitch_node(Arch::Ampere, 240.0, 23007));
-  CHECK(a100.rings == 12);
-  CHECK(a100.gbps == 20.0);
-  // NCCL 2.17's Hopper array (66, 33, ...): 11 rings at 33 carry more than 5 at 66.
-  const RingGraph h100_217 = one_node_ring_graph(nvswitch_node(Arch::Hopper, 370.8, 21701));
-  CHECK(h100_217.rings == 11);
-  CHECK(h100_217.gbps == 33.0);
-  // B200 (18 x 40.1): 8 rings at 90 -> 16 at 45.
-  const RingGraph b200 = one_node_ring_graph(nvswitch_node(Arch::Blackwell, 721.8, 23007));
-  CHECK(b200.rings == 16);
-  CHECK(b200.gbps == 45.0);
+  struct Case {
+    const char* what;
+    Arch arch;
+    double nvlink;
+    int version;
+    int rings;
+    double gbps;
+  };
+  const Case cases[] = {
+      // 6 rings at 60, duplicated to 12 at 30 (NVIDIA/nccl#1367: 24 channels after connect).
+      {"H100", Arch::Hopper, 370.8, 23007, 12, 30.0},
+      // 6 rings at 40 fill the NVLink; Ampere is not spared the duplication.
+      {"A100", Arch::Ampere, 240.0, 23007, 12, 20.0},
+      // 2.17's Hopper array (66, 33, ...): 11 rings at 33 carry more than 5 at 66.
+      {"H100 2.17", Arch::Hopper, 370.8, 21701, 11, 33.0},
+      {"B200", Arch::Blackwell, 721.8, 23007, 16, 45.0},  // 8 rings at 90, duplicated
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const RingGraph g = one_node_ring_graph(nvswitch_node(c.arch, c.nvlink, c.version));
+    CHECK(g.rings == c.rings);
+    CHECK(g.gbps == c.gbps);
+  }
 }
 
 TEST_CASE("one node's NVLS graph: a head per GPU, each GPU's NVLink carrying heads + 1 speeds",
