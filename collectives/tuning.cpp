@@ -509,6 +509,16 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net, int
     return std::min(channel_bus_gbps, ll / std::clamp(running, 1, ch.run));
   };
   double total = 0;
+  if (algo == Algo::Ring && proto == Proto::LL && in.n_nodes == 1 &&
+      in.hw.intra == IntraLink::NVLink) {
+    // One node: a channel moves LL at NCCL's model's LL figure for one search ring, half the
+    // ring's speed within llMaxBw's share (graph.hpp); connect runs twice as many channels as
+    // rings, so a channel's NVLink share is not its pace.
+    Hardware latest = in.hw;
+    latest.nccl_version = kNcclVersionModelled;
+    const RingGraph g = one_node_ring_graph(latest);
+    return ll_share(std::min(0.5 * g.gbps, ll_max_bw(in, 1, caps) / g.rings));
+  }
   if (algo == Algo::Ring) {
     if (proto == Proto::LL) return ll_share(0.5 * ch.rings * ch.ring_gbps / ch.run);
     if (proto == Proto::LL128) total = ch.rings * per_ch_ring_ll128(in, net ? nodes : 1, caps);

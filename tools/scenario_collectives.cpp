@@ -71,14 +71,20 @@ int nccl_version(const Section& c) {
 }  // namespace
 
 int default_max_channels(compute::GpuArch a) {
-  // Channels NCCL's graph search finds. A100: 24 ring channels in NCCL logs (nccl-tests issue
-  // #100, "Channel 23/24"); Hopper and later: 16, NCCL's NVLS channel count on SM90. An 8-GPU
-  // H100 host runs 24 ring channels (12 search rings doubled by ncclTopoPostset; NVIDIA/nccl
-  // #1367's log), and so do 2-6 GPUs of one: the ring search gives every GPU count on an
-  // NVSwitch the same 12 rings (collectives/graph.hpp one_node_ring_graph; B200: 16, so 32
-  // channels). Tried twice (27 and 28 November 2026; docs/collectives.md, "Not modelled"): the
-  // large rings come in, the LL sizes that run few channels go 8-11 points slow, so 16 stays.
-  return a == compute::GpuArch::Ampere ? 24 : 16;
+  // The channels NCCL's kernels run on one node: its search rings, doubled by connect
+  // (ncclTopoPostset, nChannels * 2; collectives/graph.hpp one_node_ring_graph). Any number of
+  // GPUs on an NVSwitch: A100 12 rings -> 24 (its logs: "Channel 23/24", nccl-tests issue
+  // #100), H100 / H200 12 -> 24 (NVIDIA/nccl#1367's log), B200 16 -> 32. Across hosts the
+  // network graph sets them instead (graph.hpp net_graph). Volta's hybrid cube mesh is not
+  // an NVSwitch: 16, unverified.
+  switch (a) {
+    case compute::GpuArch::Volta:
+      return 16;
+    case compute::GpuArch::Blackwell:
+      return 32;
+    default:
+      return 24;
+  }
 }
 
 collectives::Arch arch_of(compute::GpuArch a) {

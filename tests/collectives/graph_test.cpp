@@ -250,3 +250,18 @@ TEST_CASE("one node's NVLS bandwidth follows each release's formula", "[collecti
   CHECK(nvls_algbw(22707) == Approx(8 * 40.0 * 5.0 / 6.0));
   CHECK(nvls_algbw(23007) == Approx(8 * 59.5 * 8.0 / 14.0));
 }
+
+TEST_CASE("one node: a channel moves LL at NCCL's LL figure for one search ring", "[collectives]") {
+  // min(half the ring's speed, llMaxBw / rings), whatever channels the kernels run.
+  const auto ll = [](Arch arch, double nvlink, int channels) {
+    Hardware hw = nvswitch_node(arch, nvlink, 23007);
+    hw.max_channels = channels;
+    hw.bw_intra_gbps = nvlink / channels;
+    const TuningInput in{Op::AllReduce, 1 << 20, 8, 1, hw};
+    return channel_gbps(in, Algo::Ring, Proto::LL, false, 1);
+  };
+  CHECK(ll(Arch::Hopper, 370.8, 24) == Approx(141.0 / 12));  // 12 rings of 30: min(15, 11.75)
+  CHECK(ll(Arch::Hopper, 370.8, 16) == Approx(141.0 / 12));
+  CHECK(ll(Arch::Ampere, 240.0, 24) == Approx(87.7 / 12));
+  CHECK(ll(Arch::Blackwell, 721.8, 32) == Approx(282.0 / 16));
+}
