@@ -62,7 +62,7 @@ struct Hardware {
   IntraLink intra = IntraLink::NVLink;
   double bw_intra_gbps = 20.6;  // SM90 NVLink per link, src/graph/topo.h (nccl-facts.md §3)
   double bw_inter_gbps = 12.0;  // NET_BW 100 Gb/s, src/graph/topo.h (nccl-facts.md §3)
-  int max_channels = 16;        // channels the graph search found (ring and tree)
+  int max_channels = 16;        // channels the kernels run in a host (graph.hpp)
   bool nvls = false;            // NVSwitch with NVLink SHARP (Hopper+ with NVLS enabled)
   // CollNet: the switches between hosts reduce (SHARP) and NCCL may use them
   // (NCCL_COLLNET_ENABLE=1, which NCCL leaves off by default).
