@@ -60,6 +60,17 @@ std::span<const double> intra_speeds(Arch a, int version) {
   return kSpeedIntraSm90V217;
 }
 
+// ncclTopoDupChannels: rings at >= 25 GB/s doubled (up to maxChannels, MAXCHANNELS / 2), at
+// their speed divided by the doubling, except above SM80 for rings below 50 GB/s and more than 4
+// of them (NCCL tests the compute capability > 80: Hopper and later here).
+void dup_channels(Arch a, int& rings, double& gbps) {
+  const bool sm90 = a == Arch::Hopper || a == Arch::Blackwell;
+  if (gbps < 25.0 || (sm90 && gbps < 50.0 && rings > 4)) return;
+  const int dup = std::min(2 * rings, kMaxChannels / 2);
+  gbps /= (dup + rings - 1) / rings;
+  rings = dup;
+}
+
 double ring_speed(std::span<const double> speeds, double max_gbps) {
   for (double s : speeds) {
     if (s <= max_gbps) return s;
@@ -70,7 +81,6 @@ double ring_speed(std::span<const double> speeds, double max_gbps) {
 }  // namespace
 
 NetGraph net_graph(const Hardware& hw, int ranks_per_node) {
-  const bool sm90 = hw.arch == Arch::Hopper || hw.arch == Arch::Blackwell;
   const double path = hw.pci_gbps > 0 ? std::min(hw.nic_gbps, hw.pci_gbps) : hw.nic_gbps;
   NetGraph g;
   const std::span<const double> speeds = speeds_of(hw.arch);
@@ -79,12 +89,7 @@ NetGraph net_graph(const Hardware& hw, int ranks_per_node) {
   const int nics = std::clamp(std::min(hw.nics_per_host, ranks_per_node), 1, kMaxChannels / 4);
   const int per_nic = std::max(1, static_cast<int>(std::floor(path / g.ring_gbps)));
   g.rings = std::min(nics * per_nic, kMaxChannels / 4);
-  // NCCL tests the compute capability > 80: Hopper and later here.
-  const bool keep = g.ring_gbps < 25.0 || (sm90 && g.ring_gbps < 50.0 && g.rings > 4);
-  if (!keep) {
-    g.rings *= 2;
-    g.ring_gbps /= 2;
-  }
+  dup_channels(hw.arch, g.rings, g.ring_gbps);
   g.channels = std::min(kMaxChannels, 2 * g.rings);
   // "4 compute channels per search channel" (connect.cc, ncclTopoPostset) for rings faster than
   // 45 GB/s: from 2.18.1 on Hopper while twice the channels fit in MAXCHANNELS (32 then), from
@@ -98,7 +103,7 @@ NetGraph net_graph(const Hardware& hw, int ranks_per_node) {
   }
   // Each tree's chain inside the node leaves every GPU once, so the trees share its NVLink;
   // with one GPU per node no tree uses NVLink.
-  const double nvlink = ranks_per_node > 1 ? hw.bw_intra_gbps * hw.max_channels : 1e300;
+  const double nvlink = ranks_per_node > 1 ? gpu_nvlink_gbps(hw) : 1e300;
   // The pass restarts from the first speed at most bwInter, and steps up only from bwInter
   // itself (a halved ring speed outside the array never steps up).
   g.tree_intra_gbps = g.ring_gbps;
@@ -110,8 +115,12 @@ NetGraph net_graph(const Hardware& hw, int ranks_per_node) {
   return g;
 }
 
+double gpu_nvlink_gbps(const Hardware& hw) {
+  return hw.bw_intra_gbps * hw.max_channels;
+}
+
 RingGraph one_node_ring_graph(const Hardware& hw) {
-  const double nvlink = hw.bw_intra_gbps * hw.max_channels;
+  const double nvlink = gpu_nvlink_gbps(hw);
   const std::span<const double> speeds = intra_speeds(hw.arch, hw.nccl_version);
   std::size_t i = 0;
   while (i + 1 < speeds.size() && speeds[i] > nvlink) ++i;
@@ -122,13 +131,7 @@ RingGraph one_node_ring_graph(const Hardware& hw) {
   for (std::size_t j = i + 1; j < speeds.size() && speeds[j] / speeds[i] > 0.49; ++j) {
     if (rings_at(speeds[j]) * speeds[j] > g.rings * g.gbps) g = {rings_at(speeds[j]), speeds[j]};
   }
-  const bool sm90 = hw.arch == Arch::Hopper || hw.arch == Arch::Blackwell;
-  const bool keep = g.gbps < 25.0 || (sm90 && g.gbps < 50.0 && g.rings > 4);
-  if (!keep) {
-    const int dup = std::min(2 * g.rings, kMaxChannels / 2);
-    g.gbps /= (dup + g.rings - 1) / g.rings;
-    g.rings = dup;
-  }
+  dup_channels(hw.arch, g.rings, g.gbps);
   return g;
 }
 
@@ -137,14 +140,15 @@ NvlsGraph nvls_graph(const Hardware& hw, int gpus) {
   if (gpus < 2) return g;
   constexpr int kMaxNvlsArity = 32;  // NCCL_MAX_NVLS_ARITY, src/include/device.h
   g.heads = std::min(gpus, kMaxNvlsArity);
-  const double nvlink = hw.bw_intra_gbps * hw.max_channels;
+  const double nvlink = gpu_nvlink_gbps(hw);
   const double total = nvlink * gpus / (gpus - 1);
   const std::span<const double> speeds = intra_speeds(hw.arch, hw.nccl_version);
+  // The search rounds what is left on a link to 1e-3 GB/s (search.cc SUB_ROUND).
+  const auto fits = [&](double s) { return s * (g.heads + 1) <= nvlink + 1e-3; };
   std::size_t i = 0;
   while (i + 1 < speeds.size() && (speeds[i] > nvlink || speeds[i] * g.heads > total)) ++i;
-  // The search rounds what is left on a link to 1e-3 GB/s (search.cc SUB_ROUND).
-  while (i + 1 < speeds.size() && speeds[i] * (g.heads + 1) > nvlink + 1e-3) ++i;
-  if (speeds[i] * (g.heads + 1) > nvlink + 1e-3) return NvlsGraph{};
+  while (i + 1 < speeds.size() && !fits(speeds[i])) ++i;
+  if (!fits(speeds[i])) return NvlsGraph{};
   g.bw_intra = g.bw_inter = speeds[i];
   while (i > 0 && g.bw_inter < 2 * g.bw_intra) g.bw_inter = speeds[--i];
   return g;

@@ -29,6 +29,10 @@ struct NetGraph {
 // nic_gbps and pci_gbps describe the node. Requires nic_gbps > 0.
 NetGraph net_graph(const Hardware& hw, int ranks_per_node);
 
+// A GPU's NVLink per direction as NCCL's topology has it (links x per-link figure): the
+// scenario spreads it over max_channels as bw_intra_gbps.
+double gpu_nvlink_gbps(const Hardware& hw);
+
 // NCCL's ring graph inside one node whose GPUs reach each other through NVSwitches (search.cc,
 // no network): the search's first speed at most a GPU's NVLink runs floor(NVLink / speed) rings,
 // and the slower speeds it then tries (down to half of it) replace them only with more rings x
@@ -57,8 +61,7 @@ struct NvlsGraph {
   double bw_inter = 0;
 };
 
-// `gpus` GPUs of one node; Hardware::bw_intra_gbps x max_channels is a GPU's NVLink per
-// direction (NCCL's links x per-link figure), arch and nccl_version pick the speed array.
+// `gpus` GPUs of one node; arch and nccl_version pick the speed array.
 NvlsGraph nvls_graph(const Hardware& hw, int gpus);
 
 }  // namespace fabricsim::collectives

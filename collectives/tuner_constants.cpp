@@ -49,8 +49,8 @@ TunerConstants release_2_17_1() {
   c.hopper_bus_cap = 370.0;
   c.ring_ll_quarter = c.ring_ar_all_nodes = c.ring_ll128_one_ppn_07 = true;
   c.has_nvls_tree = c.net_overhead_floor = c.tree_pattern_085 = c.one_ppn_tree_net = false;
-  c.blackwell_rows = c.blackwell_nvls_tree_correction = c.nvls_efficiency = false;
-  c.nvls_ring_graph = true;
+  c.blackwell_rows = c.blackwell_nvls_tree_correction = false;
+  c.nvls_formula = NvlsFormula::RingGraph;
   c.ll_intra_x18 = true;
   c.ring_plateau_hopper = 1.5;
   c.ring_plateau_below = 90;
@@ -81,7 +81,8 @@ std::vector<TunerConstants> releases() {
     c.hw_lat[NET][NVLST] = {0, 0, 19};
     c.ampere_bus_cap = c.hopper_bus_cap = 0;
     c.nvls_tree_linear = c.has_nvls_tree = c.net_overhead_floor = true;
-    c.ll_intra_x18 = c.nvls_ring_graph = false;
+    c.ll_intra_x18 = false;
+    c.nvls_formula = NvlsFormula::Heads;
     c.ring_plateau_hopper = 1.4;
     c.ring_plateau_below = 80;
   }
@@ -136,7 +137,7 @@ std::vector<TunerConstants> releases() {
     TunerConstants& c = next(22800);  // 2.28.3
     c.tree_ll128[BLACKWELL] = {55.6, 31.67, 20.0};
     c.tree[BLACKWELL] = {70.0, 42.8, 24.0};
-    c.nvls_efficiency = true;
+    c.nvls_formula = NvlsFormula::Efficiency;
   }
   next(22807).ring_ll128[BLACKWELL] = {73.4, 34.6, 73.4};  // 2.28.7
   {

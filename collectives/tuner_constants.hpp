@@ -43,6 +43,11 @@ using NodeCaps = std::array<double, 3>;  // [1 node, 2 nodes, more], GB/s
 enum class TableAlgo { Tree, Ring, CollNetDirect, CollNetChain, Nvls, NvlsTree, Pat, kCount };
 inline constexpr std::size_t kTableAlgos = static_cast<std::size_t>(TableAlgo::kCount);
 
+// How NCCL's model turns one node's NVLS graph into bandwidth (tuning.cc): 2.17 from the ring
+// graph at 3/4; 2.18-2.27 bwIntra per head at 5/6; from 2.28.3 per head min(bwIntra x
+// nvlsEfficiency x (heads - 1) / heads x 2, bwInter), converted as a ring's.
+enum class NvlsFormula { RingGraph, Heads, Efficiency };
+
 struct TunerConstants {
   int since = 0;  // the first release these hold for (2YYZZ)
   std::array<ProtoRow, kTableAlgos> base_lat{};
@@ -63,11 +68,10 @@ struct TunerConstants {
   bool tree_pattern_085 = true;        // trees of one GPU per node x 0.85 (2.18.3)
   bool one_ppn_tree_net = true;        // one GPU per node: the tree's network hop (2.23.4)
   bool blackwell_rows = true;          // Blackwell its own GPU, LL128 on by default (2.25.1)
-  bool blackwell_nvls_tree_correction = true;  // tree correction on NVLSTree, x86 (2.28.9)
-  bool nvls_ring_graph = false;      // NVLS costed on the ring graph at 3/4 (2.17; graph.hpp after)
-  bool nvls_efficiency = true;       // NVLS per head: nvlsEfficiency, bounded by bwInter (2.28.3)
-  double ring_plateau_hopper = 1.4;  // ring Simple all-reduce plateau on sm90+ (1.5 in 2.17)
-  int ring_plateau_below = 80;       // compute capability below which it is 1.9 (90 in 2.17)
+  bool blackwell_nvls_tree_correction = true;          // tree correction on NVLSTree, x86 (2.28.9)
+  NvlsFormula nvls_formula = NvlsFormula::Efficiency;  // one node's NVLS bandwidth (2.28.3)
+  double ring_plateau_hopper = 1.4;      // ring Simple all-reduce plateau on sm90+ (1.5 in 2.17)
+  int ring_plateau_below = 80;           // compute capability below which it is 1.9 (90 in 2.17)
   double collnet_direct_arity_us = 0.4;  // per GPU of the node (0.5 before 2.19)
 };
 

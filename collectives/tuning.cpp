@@ -217,7 +217,7 @@ AlgoTime tree_time(const TuningInput& in, Proto p) {
 // each way through the switch at nvlsEfficiency of its usable NVLink, over nch - 1 of nch
 // channels' worth (NCCL's (nChannels - 1) / nChannels).
 double nvls_intra_gbps(const TuningInput& in, int ppn, int nch) {
-  const double usable = in.hw.max_channels * in.hw.bw_intra_gbps;
+  const double usable = gpu_nvlink_gbps(in.hw);
   return usable * nvls_efficiency(in.hw.arch) * (nch - 1) / nch / (1.0 + 1.0 / ppn);
 }
 
@@ -243,13 +243,13 @@ double head_nic_gbps(const TuningInput& in, int ppn, int heads, bool path = fals
 double nvls_one_node_algbw(const TuningInput& in) {
   const TunerConstants& c = constants(in);
   const int n = in.n_ranks;
-  if (c.nvls_ring_graph) {
+  if (c.nvls_formula == NvlsFormula::RingGraph) {
     const RingGraph g = one_node_ring_graph(in.hw);
     return g.rings * g.gbps * 0.75;
   }
   const NvlsGraph g = nvls_graph(in.hw, n);
   if (g.heads < 2) return 0;  // "NVLS/NVLStree needs at least 2 channels"
-  if (!c.nvls_efficiency) return g.heads * g.bw_intra * 5.0 / 6.0;
+  if (c.nvls_formula == NvlsFormula::Heads) return g.heads * g.bw_intra * 5.0 / 6.0;
   const double per_head = std::min(
       g.bw_intra * nvls_efficiency(in.hw.arch) * (g.heads - 1) / g.heads * 2.0, g.bw_inter);
   return g.heads * per_head * n / (2.0 * (n - 1));
@@ -509,17 +509,16 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net, int
     return std::min(channel_bus_gbps, ll / std::clamp(running, 1, ch.run));
   };
   double total = 0;
-  if (algo == Algo::Ring && proto == Proto::LL && in.n_nodes == 1 &&
-      in.hw.intra == IntraLink::NVLink) {
-    // One node: a channel moves LL at NCCL's model's LL figure for one search ring, half the
-    // ring's speed within llMaxBw's share (graph.hpp); connect runs twice as many channels as
-    // rings, so a channel's NVLink share is not its pace.
-    Hardware latest = in.hw;
-    latest.nccl_version = kNcclVersionModelled;
-    const RingGraph g = one_node_ring_graph(latest);
-    return ll_share(std::min(0.5 * g.gbps, ll_max_bw(in, 1, caps) / g.rings));
-  }
   if (algo == Algo::Ring) {
+    if (proto == Proto::LL && nodes == 1 && in.hw.intra == IntraLink::NVLink) {
+      // One node: a channel moves LL at NCCL's model's LL figure for one search ring, half the
+      // ring's speed within llMaxBw's share (graph.hpp); connect runs twice as many channels as
+      // rings, so a channel's NVLink share is not its pace.
+      Hardware latest = in.hw;
+      latest.nccl_version = kNcclVersionModelled;
+      const RingGraph g = one_node_ring_graph(latest);
+      return ll_share(std::min(0.5 * g.gbps, ll_max_bw(in, 1, caps) / g.rings));
+    }
     if (proto == Proto::LL) return ll_share(0.5 * ch.rings * ch.ring_gbps / ch.run);
     if (proto == Proto::LL128) total = ch.rings * per_ch_ring_ll128(in, net ? nodes : 1, caps);
   } else if (algo == Algo::NvlsTree) {
