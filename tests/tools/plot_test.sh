@@ -40,6 +40,13 @@ ag_b,all_gather,16,2,4194304,80.0,72.0,-0.1,ring,simple,8
 EOF
 "$py" "$plot" validate "$tmp/validate.csv" -o "$tmp/val" >/dev/null
 for f in ar_a ag_b summary; do png "$tmp/val/$f.png"; done
+# --min-sizes 3: ag_b (two sizes) gets no plot of its own; the summary still lists it.
+"$py" "$plot" validate "$tmp/validate.csv" -o "$tmp/val3" --min-sizes 3 --dpi 60 >/dev/null
+for f in ar_a summary; do png "$tmp/val3/$f.png"; done
+[ ! -e "$tmp/val3/ag_b.png" ] || fail "--min-sizes 3 plotted a dataset of two sizes"
+if "$py" "$plot" validate "$tmp/validate.csv" -o "$tmp/val0" --min-sizes 0 2>/dev/null; then
+  fail "--min-sizes 0 accepted"
+fi
 
 # --- busbw: two files, with labels.
 header="size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algo,proto,channels"
