@@ -521,6 +521,13 @@ double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net, int
     }
     if (proto == Proto::LL) return ll_share(0.5 * ch.rings * ch.ring_gbps / ch.run);
     if (proto == Proto::LL128) total = ch.rings * per_ch_ring_ll128(in, net ? nodes : 1, caps);
+    // Simple to another host: NCCL's ring bandwidth (graph rings x their speed, tuning.cc) over
+    // the channels that share it, at most a ring's speed each (a call on fewer channels than
+    // rings); the thread block writes a step into the proxy's buffer at that pace before the
+    // proxy can post it. Inside a host the links alone bound a Simple ring.
+    if (proto == Proto::Simple && net && nodes > 1) {
+      return ch.rings * ch.ring_gbps / std::max({running, ch.rings, 1});
+    }
   } else if (algo == Algo::NvlsTree) {
     // perChMaxNVLSTreeBw is bus bandwidth per head; every byte crosses one head's network leg,
     // so each (channel, head) connection carries algbw / (heads x channels).

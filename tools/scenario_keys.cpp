@@ -411,7 +411,7 @@ constexpr KeyInfo kRows[] = {
     {"collectives", "`latencies`", "bool", "`true`",
      "charge NCCL's tuning-model latencies (base once, hardware latency per ring/tree send, NVLS once)"},
     {"collectives", "`step_latency`", "time >= 0", "none (NCCL's latencies, per `latencies`)",
-     "when given, every send pays this fixed latency instead and there is no base latency, whatever `latencies` says (SimAI's fixed per-step send latency, for like-for-like comparisons)"},
+     "when given, every send pays this fixed latency instead and there is no base latency, whatever `latencies` says, and a Simple send to another host does not wait for the GPU to write it (SimAI's fixed per-step send latency, for like-for-like comparisons)"},
     {"collectives", "`step_latency_per`", "choice: `slice`, `ring_step`", "`slice`",
      "with `step_latency`: `slice` charges it on every send (NCCL moves a ring step as 2-4 slices); `ring_step` once per ring step, on its first slice, as SimAI does; without `step_latency` it is an error"},
     {"collectives", "`nics`", "choice: `rail`, `own`", "`rail`",

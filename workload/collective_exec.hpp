@@ -30,7 +30,9 @@ struct ExecParams {
   // of the network hop latency is the proxy and NIC pipeline, which overlaps successive sends.
   bool latencies = true;
   // >= 0: every send pays this instead, and no base latency (SimAI's fixed per-step send
-  // latency, for like-for-like comparisons with it).
+  // latency, for like-for-like comparisons with it). A Simple send to another host then leaves
+  // as soon as its data is there, as in SimAI, without the thread block's write at NCCL's ring
+  // bandwidth per channel (collectives/tuning.hpp channel_gbps).
   core::Time fixed_step_latency = -1;
   // fixed_step_latency once per ring step (on its first slice) instead of on every slice: SimAI
   // sends a ring step as one message and charges its latency once (astra-sim's ring flow model

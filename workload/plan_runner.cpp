@@ -90,7 +90,7 @@ std::uint32_t PlanRunner::add_shape(Plan plan, const std::vector<collectives::Ra
     // NVLSTree's ceiling is the heads' network throughput, not a thread block's writing: it
     // paces the queue pairs, overlapping the wire.
     s.qp_rate = static_cast<net::Bps>(plan.channel_net_gbps * 8e9);
-  } else {
+  } else if (params_.fixed_step_latency < 0 || plan.proto != collectives::Proto::Simple) {
     s.block_net_rate = wire_rate(plan.channel_net_gbps);
   }
   if (params_.latencies && params_.fixed_step_latency < 0 && s.latency_once) {

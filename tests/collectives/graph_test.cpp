@@ -90,7 +90,8 @@ TEST_CASE("tuning across hosts counts the network graph's rings", "[collectives]
   }
   // The per-channel ceilings of a call that runs all 16 channels: LL128 20 GB/s per Ampere ring
   // over the 16 channels; LL's multi-node cap across the network (by CPU: 22.5 on a DGX A100's
-  // AMD EPYC, 39 on Intel), its one-node cap (87.7, by GPU) inside a host; ring Simple has none.
+  // AMD EPYC, 39 on Intel), its one-node cap (87.7, by GPU) inside a host; ring Simple writes a
+  // step for the network at NCCL's ring bandwidth over the channels and has no cap inside a host.
   CHECK(channel_gbps(in, Algo::Ring, Proto::LL128, true, 16) == Approx(8 * 20.0 / 16));
   CHECK(channel_gbps(in, Algo::Ring, Proto::LL, true, 16) == Approx(39.0 / 16));
   // A call on fewer channels: LL128's cap is per channel, LL's is shared by the channels that
@@ -104,6 +105,14 @@ TEST_CASE("tuning across hosts counts the network graph's rings", "[collectives]
   in.hw.cpu = Cpu::Amd;
   CHECK(channel_gbps(in, Algo::Ring, Proto::LL, true, 16) == Approx(22.5 / 16));
   CHECK(channel_gbps(in, Algo::Ring, Proto::LL, false, 16) == Approx(87.7 / 16));
+  // Ring Simple between hosts: the 8 rings' 24 GB/s over the channels that share them, a ring's
+  // speed at most (a call on 4 channels), less on more channels than the communicator's 16.
+  CHECK(channel_gbps(in, Algo::Ring, Proto::Simple, true, 16) == Approx(8 * 24.0 / 16));
+  CHECK(channel_gbps(in, Algo::Ring, Proto::Simple, true, 4) == Approx(24.0));
+  CHECK(channel_gbps(in, Algo::Ring, Proto::Simple, true, 32) == Approx(8 * 24.0 / 32));
+  CHECK(channel_gbps(in, Algo::Ring, Proto::Simple, false, 16) == 0);
+  in.n_nodes = 1;
+  in.n_ranks = 8;
   CHECK(channel_gbps(in, Algo::Ring, Proto::Simple, true, 16) == 0);
 }
 
