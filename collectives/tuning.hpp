@@ -76,13 +76,13 @@ double nvls_efficiency(Arch a);
 
 // Payload one channel (one thread block) moves per second at most, GB/s, under a protocol
 // whose throughput the model caps below the links' (LL, LL128, tree, ring Simple to another
-// host), for a call that runs `running` channels: LL128's and tree's per-channel caps, and ring
-// Simple's bandwidth between hosts (graph rings x speed), spread over the channels the
-// communicator runs; LL's cap, one for the whole call, over the channels it runs (each at most
-// half its channel's bandwidth, LL's payload share of a line). 0 when the protocol has no such cap
-// (ring Simple inside a host, NVLS). LL's cap depends on the path: NCCL's one-node figure inside a
-// host, its multi-node figure for a step that crosses the network (`net`); NVLSTree's per-head
-// cap bounds its network legs.
+// host), for a call that runs `running` channels: LL128's and tree's per-channel caps spread
+// over the channels the communicator runs; ring Simple's bandwidth between hosts (graph rings x
+// speed) over the channels that share it, a ring's speed at most; LL's cap, one for the whole
+// call, over the channels it runs (each at most half its channel's bandwidth, LL's payload share
+// of a line). 0 when the protocol has no such cap (ring Simple inside a host, NVLS). LL's cap
+// depends on the path: NCCL's one-node figure inside a host, its multi-node figure for a step
+// that crosses the network (`net`); NVLSTree's per-head cap bounds its network legs.
 double channel_gbps(const TuningInput& in, Algo algo, Proto proto, bool net, int running);
 
 }  // namespace fabricsim::collectives
