@@ -41,8 +41,19 @@ std::string fit(double v, int width) {
   return fmt::format("{:{}.{}e}", v, width, width >= 7 ? 1 : 0);
 }
 
-BusbwRow busbw_row(const NetScenario& ns, std::uint64_t bytes, double time_us, double seconds) {
+// The time nccl-tests reports for a collective that takes `time_us` on the GPUs: its
+// iterations run back to back, so when one thread's enqueues of the call on its GPUs take
+// longer than the collective, they set the pace (nccl-tests src/common.cu, BenchTime).
+double iteration_us(const CollectiveSection& c, double time_us) {
+  const double host_us = c.gpus_per_thread * static_cast<double>(c.launch_cost) /
+                         static_cast<double>(core::kMicrosecond);
+  return std::max(time_us, host_us);
+}
+
+BusbwRow busbw_row(const NetScenario& ns, std::uint64_t bytes, double gpu_time_us) {
   const CollectiveSection& c = *ns.collectives;
+  const double time_us = iteration_us(c, gpu_time_us);
+  const double seconds = time_us * 1e-6;
   BusbwRow row;
   row.bytes = bytes;
   // nccl-tests' count column is its paramcount: per rank for the ops whose buffers are split
@@ -68,7 +79,7 @@ BusbwRow model_busbw(const NetScenario& ns, const collectives::Call& call,
     }
   }
   const collectives::Choice m = collectives::model_time(call, group);
-  BusbwRow row = busbw_row(ns, call.bytes, m.time_us, m.time_us * 1e-6);
+  BusbwRow row = busbw_row(ns, call.bytes, m.time_us);
   row.algo = m.algo;
   row.proto = m.proto;
   row.channels = m.channels;
@@ -145,8 +156,7 @@ BusbwRow run_busbw(const NetScenario& ns, std::uint64_t bytes, const net::RunOpt
   const workload::CollectiveResult r =
       workload::run_collective(ns.topology, ns.network, std::move(plan), layout, c.exec, run);
   BusbwRow row =
-      busbw_row(ns, bytes, static_cast<double>(r.time) / static_cast<double>(core::kMicrosecond),
-                static_cast<double>(r.time) * 1e-12);
+      busbw_row(ns, bytes, static_cast<double>(r.time) / static_cast<double>(core::kMicrosecond));
   row.algo = plan.algo;
   row.proto = plan.proto;
   row.channels = plan.channels;
@@ -170,6 +180,13 @@ std::string busbw_header(const NetScenario& ns) {
                                            "local GPU index)",
                                            ns.topology.hosts.front().gpus, collective_ranks(ns))
                              : "");
+  if (c.gpus_per_thread > 1) {
+    out += fmt::format(
+        "# one thread drives {} GPUs (nccl-tests -g {}): a size takes at least {} x {} us "
+        "(collectives.gpus_per_thread, launch_cost)\n",
+        c.gpus_per_thread, c.gpus_per_thread, c.gpus_per_thread,
+        static_cast<double>(c.launch_cost) / static_cast<double>(core::kMicrosecond));
+  }
   // nccl-tests' own columns, so its parsers read these tables (the plan follows the table). The
   // simulation has no in-place/out-of-place difference: both groups show the same run, and
   // #wrong is N/A (no data is checked).
@@ -263,7 +280,7 @@ std::string nccl_tests_json(const NetScenario& ns, const std::vector<BusbwRow>& 
   doc["nccl_version"] = c.hw.nccl_version;
   Json config;
   config["nthreads"] = 1;
-  config["ngpus"] = 1;
+  config["ngpus"] = c.gpus_per_thread;
   config["minimum_bytes"] = c.min_bytes;
   config["maximum_bytes"] = c.max_bytes;
   if (c.step_factor == 1) {

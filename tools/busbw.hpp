@@ -53,10 +53,10 @@ std::string busbw_csv_header();
 std::string busbw_csv_line(const CollectiveSection& c, const BusbwRow& row);
 
 // The table as nccl-tests' `-J` JSON output writes it (NVIDIA/nccl-tests src/util.cu,
-// JSON_FILE_VERSION 3): args, NCCL version, config with one device per rank (each rank its own
-// process of one GPU), results with out-of-place and in-place bodies (the one simulated run;
-// nwrong null: nothing is checked), the average bus bandwidth. Left out: the environment and
-// the start and end times, so that the same run gives the same file.
+// JSON_FILE_VERSION 3): args, NCCL version, config with one device per rank (ngpus: the GPUs
+// of a thread, collectives.gpus_per_thread), results with out-of-place and in-place bodies (the one
+// simulated run; nwrong null: nothing is checked), the average bus bandwidth. Left out: the
+// environment and the start and end times, so that the same run gives the same file.
 std::string nccl_tests_json(const NetScenario& ns, const std::vector<BusbwRow>& rows,
                             const std::vector<std::string>& args);
 

@@ -107,7 +107,7 @@ int cmd_busbw(const std::vector<std::string>& args) {
   po::options_description opts("fabricsim busbw SCENARIO.yaml [options]");
   std::string scenario, csv, op, collective, redop, algo, proto, dtype, min_bytes, max_bytes,
       step_bytes, nccl_json, root;
-  std::string ngpus, nthreads, ignored;
+  std::string ngpus, ignored;
   std::vector<std::string> sets;
   constexpr unsigned kNoFactor = ~0u;
   unsigned factor = kNoFactor, channels = 0, jobs = 1;
@@ -129,8 +129,11 @@ int cmd_busbw(const std::vector<std::string>& args) {
       "average,a", po::value(&ignored), "accepted, no effect: one process")(
       "blocking,z", po::value(&ignored), "accepted, no effect")(
       "ngpus,g", po::value(&ngpus),
-      "refused: the GPUs come from the scenario's cluster (cluster.hosts, cluster.host.gpus)")(
-      "nthreads,t", po::value(&nthreads), "refused, as -g")(
+      "GPUs one thread drives (nccl-tests -g; collectives.gpus_per_thread): their launches "
+      "take turns, a floor on each size's time. The GPUs themselves come from the scenario's "
+      "cluster (cluster.hosts, cluster.host.gpus)")(
+      "nthreads,t", po::value(&ignored),
+      "accepted, no effect: threads launch their GPUs' calls side by side")(
       "minbytes,b", po::value(&min_bytes), "smallest size, e.g. 8 or 1MiB (nccl-tests -b)")(
       "maxbytes,e", po::value(&max_bytes), "largest size (nccl-tests -e)")(
       "stepfactor,f", po::value(&factor),
@@ -172,13 +175,8 @@ int cmd_busbw(const std::vector<std::string>& args) {
     return v.substr(0, digits) +
            static_cast<char>(std::toupper(static_cast<unsigned char>(suffix[0]))) + "iB";
   };
-  if (!ngpus.empty() || !nthreads.empty()) {
-    std::fprintf(stderr,
-                 "error: --%s: the ranks come from the scenario's cluster; set cluster.hosts and "
-                 "cluster.host.gpus (with --set) instead\n",
-                 ngpus.empty() ? "nthreads" : "ngpus");
-    return 2;
-  }
+  // Range-checked as the scenario key (it must divide each host's GPUs).
+  if (!ngpus.empty()) sets.push_back("collectives.gpus_per_thread=" + ngpus);
   static const char* const kRedops[] = {"sum", "prod", "min", "max", "avg"};
   if (std::find(std::begin(kRedops), std::end(kRedops), op) != std::end(kRedops)) {
     redop = op;

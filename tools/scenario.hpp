@@ -75,6 +75,11 @@ struct CollectiveSection {
   // false: one collective over every GPU. true: one per local GPU index at once, each over
   // the GPUs with that index on every host (the rail's GPUs, e.g. data-parallel groups).
   bool per_rail = false;
+  // nccl-tests -g: the GPUs one thread drives. Each iteration it enqueues the call on them in
+  // turn and the iterations run back to back, so a size takes at least gpus_per_thread x
+  // launch_cost, the host's cost of one GPU's call (NCCL's enqueue and the kernel launch).
+  int gpus_per_thread = 1;
+  core::Time launch_cost = 0;
   bool analytical = false;   // simulation.fidelity: analytical
   collectives::Hardware hw;  // what NCCL's tuning model knows about the cluster
   workload::ExecParams exec;

@@ -184,7 +184,8 @@ std::vector<std::string_view> comm_model_keys(std::initializer_list<std::string_
 
 CollectiveSection read_collectives(const Section& c, const net::Topology& topo) {
   c.only(comm_model_keys({"op", "algo", "proto", "channels", "root", "peer", "min_bytes",
-                          "max_bytes", "step_factor", "step_bytes", "dtype", "redop", "groups"}));
+                          "max_bytes", "step_factor", "step_bytes", "dtype", "redop", "groups",
+                          "gpus_per_thread", "launch_cost"}));
   CollectiveSection s;
   const net::Host& host = topo.hosts.front();
   const compute::GpuSpec gpu = cluster_gpu(c, topo);
@@ -262,6 +263,17 @@ CollectiveSection read_collectives(const Section& c, const net::Topology& topo) 
     if (d.name == s.dtype) s.type_size = d.size;
   }
   s.redop = c.choice("redop");
+  s.gpus_per_thread = static_cast<int>(c.uint_in("gpus_per_thread", 1, 1, host.gpus));
+  for (std::uint32_t k = 0; k < topo.gpu_hosts(); ++k) {
+    const net::Host& h = topo.hosts[k];
+    if (h.gpus % static_cast<std::uint32_t>(s.gpus_per_thread) != 0) {
+      c.fail_key("gpus_per_thread",
+                 fmt::format("({}) must divide every host's GPUs: {} has {} (nccl-tests runs "
+                             "processes x threads x -g GPUs)",
+                             s.gpus_per_thread, h.name, h.gpus));
+    }
+  }
+  s.launch_cost = c.time("launch_cost");
 
   read_comm_model(c, topo, gpu, s.hw, s.exec);
   if ((s.algo == Algo::CollNetChain || s.algo == Algo::CollNetDirect) && !s.hw.collnet) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/input_file.hpp"
@@ -181,7 +182,19 @@ Measured load_point(const std::string& csv_path, const std::string& point_id, in
 
 ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
                           const net::RunOptions* run_override) {
-  const Scenario sc = load_scenario(e.scenario, e.sets);
+  // The user's own run: it must be the experiment the scenario describes, launches included.
+  std::optional<NcclTestsLog> log;
+  std::vector<std::string> sets = e.sets;
+  if (is_nccl_tests_log(e.data)) {
+    log = read_nccl_tests_log(e.data);
+    const bool set_here = std::any_of(sets.begin(), sets.end(), [](const std::string& s) {
+      return s.starts_with("collectives.gpus_per_thread=");
+    });
+    if (log->gpus_per_thread > 1 && !set_here) {
+      sets.push_back(fmt::format("collectives.gpus_per_thread={}", log->gpus_per_thread));
+    }
+  }
+  const Scenario sc = load_scenario(e.scenario, sets);
   if (!sc.net || !sc.net->collectives) {
     throw ScenarioError(e.scenario + ": a validation scenario needs a collectives: section");
   }
@@ -194,31 +207,27 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
   const net::RunOptions run = run_override ? *run_override : ns.run;
   std::vector<double> big;
   std::vector<Measured> measured;
-  if (is_nccl_tests_log(e.data)) {
-    // The user's own run: it must be the experiment the scenario describes.
-    NcclTestsLog log = read_nccl_tests_log(e.data);
-    if (!log.collective.empty() && log.collective != r.collective) {
+  if (log) {
+    if (!log->collective.empty() && log->collective != r.collective) {
       throw ScenarioError(fmt::format("{} measured {} ({}), but {} runs {}: set collectives.op={}",
-                                      e.data, log.collective, log.binary, e.scenario, r.collective,
-                                      log.collective));
+                                      e.data, log->collective, log->binary, e.scenario,
+                                      r.collective, log->collective));
     }
-    if (log.ranks > 0 && log.ranks != r.ranks) {
+    if (log->ranks > 0 && log->ranks != r.ranks) {
       throw ScenarioError(
           fmt::format("{} ran {} ranks, but {} has {}: set the cluster's hosts "
                       "and GPUs (or collectives.groups) to match",
-                      e.data, log.ranks, e.scenario, r.ranks));
+                      e.data, log->ranks, e.scenario, r.ranks));
     }
-    if (log.gpus_per_thread > 1) {
-      // nccl-tests -g N: one thread enqueues the call on each of its N GPUs in turn, and the
-      // next iteration's launches wait for that loop; a process per GPU launches in parallel.
+    const CollectiveSection& c = *ns.collectives;
+    if (log->gpus_per_thread > 1) {
       r.notes.push_back(fmt::format(
-          "{} drove {} GPUs from each thread (nccl-tests -g {}): their kernel launches take turns "
-          "on one CPU thread, host time the simulation does not model, so sizes whose collective "
-          "takes a few tens of microseconds measure slower than a run with a process per GPU "
-          "(mpirun -np {} ... -g 1) would",
-          e.data, log.gpus_per_thread, log.gpus_per_thread, r.ranks));
+          "{} drove {} GPUs from each thread (nccl-tests -g {}): simulated with "
+          "collectives.gpus_per_thread: {}, so each size takes at least {} launches of {} us",
+          e.data, log->gpus_per_thread, log->gpus_per_thread, c.gpus_per_thread, c.gpus_per_thread,
+          static_cast<double>(c.launch_cost) / static_cast<double>(core::kMicrosecond)));
     }
-    measured = std::move(log.rows);
+    measured = std::move(log->rows);
   } else if (!e.point.empty()) {
     int ranks = 0;
     measured.push_back(load_point(e.data, e.point, ranks));

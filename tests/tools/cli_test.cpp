@@ -528,15 +528,16 @@ TEST_CASE("fabricsim validate reads a user's own nccl-tests log", "[cli]") {
   const Out wrong = run("validate --measured " + wrong_log + scenario);
   REQUIRE(wrong.status == 1);
   REQUIRE_THAT(wrong.text, Catch::Contains("ring_wrong.log:17: nccl-tests counted 12 wrong"));
-  // A run of one thread driving four GPUs (-g 4) is compared all the same, with a note that its
-  // launches take turns on one CPU thread; a process per GPU (nGpus 1) gets none.
+  // A run of one thread driving four GPUs (-g 4) is simulated so, with a note; its sizes all
+  // take longer than four launches, so nothing moves. A process per GPU (nGpus 1) gets no note.
   const std::string g4_log = "build/cli_test_out/ring_g4.log";
   replacing(g4_log, "nThread 1 nGpus 1 ", "nThread 1 nGpus 4 ");
   const Out g4 = run("validate --measured " + g4_log + scenario);
   REQUIRE(g4.status == 0);
   REQUIRE_THAT(g4.text, Catch::Contains("note: " + g4_log +
                                         " drove 4 GPUs from each thread "
-                                        "(nccl-tests -g 4)"));
+                                        "(nccl-tests -g 4): simulated with "
+                                        "collectives.gpus_per_thread: 4"));
   REQUIRE(errors(g4.text) == errors(mine.text));
   REQUIRE_THAT(mine.text, !Catch::Contains("note:"));
   // The same log as srun -l labels it ("0: "), with a 0-byte row (NCCL launches nothing for it;
@@ -649,10 +650,29 @@ TEST_CASE("fabricsim busbw takes nccl-tests' flags with their meanings", "[cli]"
   REQUIRE(control.status == 0);
   const auto row = [](const std::string& t) { return t.substr(t.find("     1048576 ")); };
   REQUIRE(row(control.text).substr(0, 120) == row(plain.text).substr(0, 120));
-  // Rank counts come from the cluster, not from -g / -t.
-  const Out g = run(base + "-g 8");
-  REQUIRE(g.status == 2);
-  REQUIRE_THAT(g.text, Catch::Contains("cluster.host.gpus"));
+  // -g N: one thread drives N GPUs of a host and enqueues each iteration's call on them in
+  // turn, so a size takes at least N launches (collectives.launch_cost); the ranks still come
+  // from the cluster, and N must divide a host's GPUs. -t changes nothing.
+  const auto time_of = [](const std::string& text) {
+    std::istringstream row(text.substr(text.find("\n           8 ") + 1));
+    std::string field;
+    for (int k = 0; k < 6; ++k) row >> field;  // size, count, type, redop, root, time
+    return std::stod(field);
+  };
+  const std::string tiny = "busbw scenarios/quickstart.yaml -b 8 -e 8 -q ";
+  const Out one = run(tiny);
+  const Out g8 = run(tiny + "-g 8 -t 2");
+  REQUIRE(g8.status == 0);
+  REQUIRE_THAT(g8.text, Catch::Contains("# one thread drives 8 GPUs (nccl-tests -g 8)"));
+  REQUIRE_THAT(one.text, !Catch::Contains("one thread drives"));
+  REQUIRE_THAT(g8.text, Catch::Contains("# allreduce on 16 GPUs, 2 hosts"));
+  REQUIRE(time_of(one.text) < 8 * 4.2);
+  REQUIRE(time_of(g8.text) == Approx(8 * 4.2));
+  // The launches overlap the collective: when they take less, the collective sets the pace.
+  REQUIRE(time_of(run(tiny + "-g 8 --set collectives.launch_cost=1us").text) == time_of(one.text));
+  const Out g3 = run(tiny + "-g 3");
+  REQUIRE(g3.status == 1);  // a scenario error, as a root out of range is
+  REQUIRE_THAT(g3.text, Catch::Contains("gpus_per_thread' (3) must divide every host's GPUs"));
   REQUIRE(run(base + "--collective all_foo").status == 2);
   REQUIRE(run(base + "--op allgather --collective all_reduce").status == 2);
   // The count column is nccl-tests' paramcount: 1 MiB of floats in all, per rank (16 GPUs) for
