@@ -8,6 +8,7 @@
 
 #include "collectives/busbw.hpp"
 #include "collectives/plan.hpp"
+#include "core/time.hpp"
 #include "workload/collective_exec.hpp"
 
 namespace fabricsim::tools {
@@ -182,10 +183,9 @@ std::string busbw_header(const NetScenario& ns) {
                              : "");
   if (c.gpus_per_thread > 1) {
     out += fmt::format(
-        "# one thread drives {} GPUs (nccl-tests -g {}): a size takes at least {} x {} us "
+        "# one thread drives {0} GPUs (nccl-tests -g {0}): a size takes at least {0} x {1} "
         "(collectives.gpus_per_thread, launch_cost)\n",
-        c.gpus_per_thread, c.gpus_per_thread, c.gpus_per_thread,
-        static_cast<double>(c.launch_cost) / static_cast<double>(core::kMicrosecond));
+        c.gpus_per_thread, core::format_time(c.launch_cost));
   }
   // nccl-tests' own columns, so its parsers read these tables (the plan follows the table). The
   // simulation has no in-place/out-of-place difference: both groups show the same run, and

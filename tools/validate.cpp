@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/input_file.hpp"
+#include "core/time.hpp"
 #include "tools/csv.hpp"
 #include "tools/nccl_tests_log.hpp"
 
@@ -222,10 +223,9 @@ ValidationResult validate(const ValidationEntry& e, std::uint64_t max_bytes,
     const CollectiveSection& c = *ns.collectives;
     if (log->gpus_per_thread > 1) {
       r.notes.push_back(fmt::format(
-          "{} drove {} GPUs from each thread (nccl-tests -g {}): simulated with "
-          "collectives.gpus_per_thread: {}, so each size takes at least {} launches of {} us",
-          e.data, log->gpus_per_thread, log->gpus_per_thread, c.gpus_per_thread, c.gpus_per_thread,
-          static_cast<double>(c.launch_cost) / static_cast<double>(core::kMicrosecond)));
+          "{0} drove {1} GPUs from each thread (nccl-tests -g {1}): simulated with "
+          "collectives.gpus_per_thread: {2}, so each size takes at least {2} launches of {3}",
+          e.data, log->gpus_per_thread, c.gpus_per_thread, core::format_time(c.launch_cost)));
     }
     measured = std::move(log->rows);
   } else if (!e.point.empty()) {
